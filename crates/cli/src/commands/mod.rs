@@ -1,0 +1,37 @@
+//! One module per command; each takes the invocation and writes its output.
+
+pub mod config;
+pub mod schema;
+
+use std::io::Write;
+
+use crate::config::LoadedConfig;
+
+/// Everything a command may use: the effective config and the output mode.
+pub struct Invocation {
+    pub config: LoadedConfig,
+    pub json: bool,
+}
+
+/// How a command that ran without error ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit 0.
+    Success,
+    /// Exit 1: a denial, a failed check.
+    #[allow(
+        dead_code,
+        reason = "returned by the checking commands of later issues"
+    )]
+    Negative,
+}
+
+/// Writes `value` as one pretty JSON document followed by a newline.
+pub fn write_json<T: serde::Serialize + ?Sized>(
+    out: &mut dyn Write,
+    value: &T,
+) -> anyhow::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}

@@ -1,0 +1,64 @@
+//! What can go wrong while loading the config; every variant names its source.
+
+use std::path::PathBuf;
+
+/// A config source that cannot be used. Any of these stops the command (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A config file exists but cannot be read.
+    #[error("cannot read config file {path}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A config file is not UTF-8.
+    #[error("config file {path} is not valid UTF-8")]
+    NotUtf8 {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A config file has a syntax error, an unknown key, a wrong type or a bad value.
+    #[error("{path}:{line}:{column}: {}{message}", key_prefix(.key))]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (0 when the parser could not tell).
+        line: u64,
+        /// 1-based column (0 when the parser could not tell).
+        column: u64,
+        /// Dotted key path such as `agents.initial.maxFiles`, when known.
+        key: Option<String>,
+        /// What was wrong.
+        message: String,
+    },
+    /// An environment variable holds a value its key does not accept.
+    #[error("environment variable {var} (for {key}): {message}")]
+    Env {
+        /// The variable.
+        var: &'static str,
+        /// The config key it sets.
+        key: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// A `--set KEY=VALUE` flag is malformed or names a bad key or value.
+    #[error("flag --set {arg}: {}{message}", key_prefix(.key))]
+    Flag {
+        /// The flag's argument as given.
+        arg: String,
+        /// The dotted key, when the flag got that far.
+        key: Option<String>,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+fn key_prefix(key: &Option<String>) -> String {
+    match key {
+        Some(k) if !k.is_empty() && k != "." => format!("{k}: "),
+        _ => String::new(),
+    }
+}

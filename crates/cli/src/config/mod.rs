@@ -1,0 +1,230 @@
+//! Loading the effective config from every source, with the origin of each value.
+//!
+//! Sources, lowest precedence first: built-in defaults; the user file
+//! `$XDG_CONFIG_HOME/agentctx/config.yaml`; the project file (the nearest
+//! `.agentctx.yaml` at or above the working directory); environment
+//! variables; `--set KEY=VALUE` flags. `--config FILE` replaces both files.
+//!
+//! Every source is validated on its own against [`Config`] before it is
+//! merged, so an error names the source that holds the bad value.
+
+mod env;
+mod error;
+mod layers;
+mod yaml;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use agentctx_types::{Config, ConfigEntry, ConfigOrigin};
+use serde_json::Value;
+
+pub use env::Environment;
+pub use error::ConfigError;
+use layers::{Leaf, Merged, flatten, leaves_of, nest};
+
+/// The name of the project config file looked for above the working directory.
+pub const PROJECT_FILE_NAME: &str = ".agentctx.yaml";
+
+/// What the loader needs to know about the invocation.
+#[derive(Debug)]
+pub struct ConfigRequest<'a> {
+    /// The working directory (`-C`), absolute.
+    pub cwd: &'a Path,
+    /// `--config FILE`, already resolved against `cwd`.
+    pub config_file: Option<&'a Path>,
+    /// `--set KEY=VALUE` arguments, in command-line order.
+    pub sets: &'a [String],
+    /// The environment to read variables from.
+    pub env: &'a Environment,
+}
+
+/// The merged config and where each of its values came from.
+#[derive(Debug)]
+pub struct LoadedConfig {
+    /// The effective config.
+    pub config: Config,
+    origins: BTreeMap<String, ConfigOrigin>,
+    /// The files that were read, in precedence order.
+    pub files: Vec<ConfigOrigin>,
+}
+
+impl LoadedConfig {
+    /// Every effective value with its origin, in the order `agentctx config` prints keys.
+    pub fn entries(&self) -> Vec<ConfigEntry> {
+        let tree = serde_json::to_value(&self.config).unwrap_or(Value::Null);
+        flatten(&tree)
+            .into_iter()
+            .map(|(key, value)| ConfigEntry {
+                origin: self
+                    .origins
+                    .get(&key)
+                    .cloned()
+                    .unwrap_or(ConfigOrigin::Default),
+                key,
+                value,
+            })
+            .collect()
+    }
+}
+
+/// Loads, validates and merges every source.
+pub fn load(request: &ConfigRequest<'_>) -> Result<LoadedConfig, ConfigError> {
+    let mut merged = Merged::default();
+    let mut files = Vec::new();
+
+    for (path, origin) in file_sources(request) {
+        let Some(text) = read_optional(&path, matches!(origin, ConfigOrigin::ConfigFlag { .. }))?
+        else {
+            continue;
+        };
+        for leaf in parse_file(&path, &text, &origin)? {
+            merged.apply(leaf);
+        }
+        files.push(origin);
+    }
+    for leaf in env_leaves(request.env)? {
+        merged.apply(leaf);
+    }
+    for leaf in flag_leaves(request.sets)? {
+        merged.apply(leaf);
+    }
+
+    let config = serde_path_to_error::deserialize::<_, Config>(Value::Object(merged.tree))
+        .map_err(|e| {
+            // Each source was valid alone, so this is a combination no single
+            // source can be blamed for; name the key and its last setter.
+            let key = e.path().to_string();
+            let origin = merged.origins.get(&key).map(ToString::to_string);
+            ConfigError::Flag {
+                arg: origin.unwrap_or_else(|| "merged config".to_owned()),
+                key: Some(key),
+                message: e.into_inner().to_string(),
+            }
+        })?;
+    Ok(LoadedConfig {
+        config,
+        origins: merged.origins,
+        files,
+    })
+}
+
+fn file_sources(request: &ConfigRequest<'_>) -> Vec<(PathBuf, ConfigOrigin)> {
+    let origin_for = |path: &Path, make: fn(String) -> ConfigOrigin| {
+        (path.to_path_buf(), make(path.display().to_string()))
+    };
+    if let Some(path) = request.config_file {
+        return vec![origin_for(path, |path| ConfigOrigin::ConfigFlag { path })];
+    }
+    let mut sources = Vec::new();
+    if let Some(dir) = request.env.xdg_dir("XDG_CONFIG_HOME", ".config") {
+        let user = dir.join("agentctx").join("config.yaml");
+        sources.push(origin_for(&user, |path| ConfigOrigin::UserFile { path }));
+    }
+    if let Some(project) = nearest_project_file(request.cwd) {
+        sources.push(origin_for(&project, |path| ConfigOrigin::ProjectFile {
+            path,
+        }));
+    }
+    sources
+}
+
+fn nearest_project_file(cwd: &Path) -> Option<PathBuf> {
+    cwd.ancestors()
+        .map(|dir| dir.join(PROJECT_FILE_NAME))
+        .find(|candidate| candidate.is_file())
+}
+
+fn read_optional(path: &Path, required: bool) -> Result<Option<String>, ConfigError> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| ConfigError::NotUtf8 {
+                path: path.to_path_buf(),
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(None),
+        Err(source) => Err(ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+fn parse_file(path: &Path, text: &str, origin: &ConfigOrigin) -> Result<Vec<Leaf>, ConfigError> {
+    let invalid = |p: yaml::YamlProblem| ConfigError::Invalid {
+        path: path.to_path_buf(),
+        line: p.line,
+        column: p.column,
+        key: p.key,
+        message: p.message,
+    };
+    let value = yaml::parse_value(text).map_err(invalid)?;
+    if value.is_null() {
+        return Ok(Vec::new());
+    }
+    // The typed parse is the validation: it knows every key and limit and
+    // reports the position in the file.
+    yaml::parse_strict::<Config>(text).map_err(invalid)?;
+    Ok(leaves_of(&value, origin))
+}
+
+fn validate_alone(leaf: &Leaf) -> Result<(), (String, String)> {
+    serde_path_to_error::deserialize::<_, Config>(nest(&leaf.path, leaf.value.clone()))
+        .map(drop)
+        .map_err(|e| (e.path().to_string(), e.into_inner().to_string()))
+}
+
+fn env_leaves(env: &Environment) -> Result<Vec<Leaf>, ConfigError> {
+    let mut leaves = Vec::new();
+    for (var, key, kind) in env::ENV_KEYS {
+        let Some(text) = env.get(var) else { continue };
+        let fail = |message: String| ConfigError::Env {
+            var,
+            key: key.to_owned(),
+            message,
+        };
+        let leaf = Leaf {
+            path: key.split('.').map(str::to_owned).collect(),
+            value: env::env_value(text, kind).map_err(fail)?,
+            origin: ConfigOrigin::Env {
+                name: var.to_owned(),
+            },
+        };
+        validate_alone(&leaf).map_err(|(_, message)| fail(message))?;
+        leaves.push(leaf);
+    }
+    Ok(leaves)
+}
+
+fn flag_leaves(sets: &[String]) -> Result<Vec<Leaf>, ConfigError> {
+    sets.iter().map(|arg| flag_leaf(arg)).collect()
+}
+
+fn flag_leaf(arg: &str) -> Result<Leaf, ConfigError> {
+    let fail = |key: Option<String>, message: String| ConfigError::Flag {
+        arg: arg.to_owned(),
+        key,
+        message,
+    };
+    let Some((key, text)) = arg.split_once('=') else {
+        return Err(fail(None, "expected KEY=VALUE".to_owned()));
+    };
+    let path: Vec<String> = key.trim().split('.').map(str::to_owned).collect();
+    if path.iter().any(String::is_empty) {
+        return Err(fail(None, format!("{key:?} is not a dotted key path")));
+    }
+    // The value is YAML, so `4`, `true`, `[.git, .jj]` and `~` mean what they mean in the file.
+    let value = yaml::parse_value(text).map_err(|p| fail(Some(key.to_owned()), p.message))?;
+    let leaf = Leaf {
+        path,
+        value,
+        origin: ConfigOrigin::Flag {
+            arg: format!("--set {arg}"),
+        },
+    };
+    validate_alone(&leaf).map_err(|(at, message)| fail(Some(at), message))?;
+    Ok(leaf)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,106 @@
+//! `agentctx`: the command-line front end. The only crate that talks to the terminal.
+
+mod cli;
+mod commands;
+mod config;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+use crate::cli::{Cli, Command, GlobalArgs};
+use crate::commands::{Invocation, Outcome};
+use crate::config::{ConfigRequest, Environment};
+
+/// Exit code for bad usage, bad config or bad input (and any other error).
+const EXIT_ERROR: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let env = Environment::from_process();
+    init_logging(&cli.global, &env);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = run(cli, env, &mut out).and_then(|outcome| {
+        out.flush()?;
+        Ok(outcome)
+    });
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::Negative) => ExitCode::from(1),
+        Err(error) => {
+            report(&error);
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let cwd = working_directory(cli.global.cwd.as_deref())?;
+    let config_file = cli.global.config.as_ref().map(|f| cwd.join(f));
+    let config = config::load(&ConfigRequest {
+        cwd: &cwd,
+        config_file: config_file.as_deref(),
+        sets: &cli.global.set,
+        env: &env,
+    })?;
+    for file in &config.files {
+        tracing::debug!("config read from {file}");
+    }
+    let inv = Invocation {
+        config,
+        json: cli.global.json,
+    };
+    match &cli.command {
+        Command::Config(args) => commands::config::run(&inv, args, out),
+        Command::Schema(args) => commands::schema::run(&inv, args, out),
+    }
+}
+
+/// `-C DIR` made absolute (against the process's directory), or the process's directory.
+fn working_directory(flag: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let process_dir = std::env::current_dir().context("cannot read the current directory")?;
+    let Some(dir) = flag else {
+        return Ok(process_dir);
+    };
+    let dir = process_dir.join(dir);
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "working directory {} does not exist or is not a directory",
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+fn init_logging(global: &GlobalArgs, env: &Environment) {
+    let default_level = match (global.quiet, global.verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, 2) => "debug",
+        (false, _) => "trace",
+    };
+    let filter = env
+        .get("AGENTCTX_LOG")
+        .and_then(|spec| EnvFilter::try_new(spec).ok())
+        .unwrap_or_else(|| EnvFilter::new(default_level));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .without_time()
+        .with_target(false)
+        .init();
+}
+
+fn report(error: &anyhow::Error) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "error: {error}");
+    for cause in error.chain().skip(1) {
+        let _ = writeln!(stderr, "  caused by: {cause}");
+    }
+}

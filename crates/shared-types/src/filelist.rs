@@ -1,0 +1,80 @@
+//! The project file list: its config section.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::PositiveInt;
+
+/// The `file_list_context` section of the config.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct FileListConfig {
+    /// `false`: no file list in the composed context.
+    pub enabled: bool,
+    /// Deepest level listed; the root's children are depth 1.
+    pub max_depth: PositiveInt,
+    /// How the listing is rendered.
+    pub format: FileListFormat,
+    /// Where the composed context puts the listing.
+    pub position: FileListPosition,
+    /// At most this many files are listed, chosen breadth-first.
+    pub max_files: PositiveInt,
+    /// gitignore-style patterns added to the default excludes.
+    pub exclude_patterns: Vec<String>,
+    /// When non-empty, only matching files are listed.
+    pub include_patterns: Vec<String>,
+    /// Add each file's size in bytes.
+    pub include_file_sizes: bool,
+    /// Add each file's modification date.
+    pub include_last_modified: bool,
+    /// Lifetime of cached remote listings; 0 disables the cache.
+    pub cache_ttl_secs: u64,
+    /// Walks and remote requests stop after this long and list what they found.
+    pub timeout_secs: PositiveInt,
+}
+
+const DEFAULT_MAX_DEPTH: PositiveInt = PositiveInt::known(3);
+const DEFAULT_MAX_FILES: PositiveInt = PositiveInt::known(500);
+const DEFAULT_TIMEOUT_SECS: PositiveInt = PositiveInt::known(30);
+
+impl Default for FileListConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            max_depth: DEFAULT_MAX_DEPTH,
+            format: FileListFormat::Tree,
+            position: FileListPosition::SystemPrompt,
+            max_files: DEFAULT_MAX_FILES,
+            exclude_patterns: Vec::new(),
+            include_patterns: Vec::new(),
+            include_file_sizes: false,
+            include_last_modified: false,
+            cache_ttl_secs: 3600,
+            timeout_secs: DEFAULT_TIMEOUT_SECS,
+        }
+    }
+}
+
+/// The rendering of a file list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FileListFormat {
+    /// Two-space indented tree, directories first.
+    #[default]
+    Tree,
+    /// One root-relative path per line.
+    Flat,
+    /// Important entries in full, the rest summarised per directory.
+    Compact,
+}
+
+/// Where the composed context places the file list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FileListPosition {
+    /// Appended to the system prompt.
+    #[default]
+    SystemPrompt,
+    /// A prefix of the first user message.
+    UserMessage,
+}

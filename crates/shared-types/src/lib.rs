@@ -1,0 +1,44 @@
+//! Every type that crosses a boundary in agentctx: the config file, the JSON
+//! that commands print and hooks exchange, and session state.
+//!
+//! These types are the single source of truth for their JSON Schemas
+//! (`agentctx schema NAME`, committed under `docs/schema/`). The crate does no
+//! I/O: it only describes data.
+//!
+//! ```
+//! use agentctx_types::Config;
+//!
+//! // Every section and key is optional; defaults fill the rest.
+//! let config: Config = serde_json::from_str(r#"{"agents": {"initial": {"maxFiles": 4}}}"#)?;
+//! assert_eq!(config.agents.initial.max_files.get(), 4);
+//! assert_eq!(config.agents.initial.max_bytes.get(), 262_144);
+//!
+//! // Unknown keys and non-positive limits are errors, never silently dropped.
+//! assert!(serde_json::from_str::<Config>(r#"{"agents": {"initial": {"maxFile": 4}}}"#).is_err());
+//! assert!(serde_json::from_str::<Config>(r#"{"agents": {"initial": {"maxFiles": 0}}}"#).is_err());
+//! # Ok::<(), serde_json::Error>(())
+//! ```
+#![deny(missing_docs)]
+
+mod agentmem;
+mod agents;
+mod cli;
+mod config;
+mod filelist;
+mod positive;
+mod rules;
+mod schema;
+
+pub use agentmem::AgentMemConfig;
+pub use agents::{
+    AgentsConfig, DEFAULT_MARKERS, InitialConfig, ResolvedAgentFile, ResolvedAgents,
+    ResolverConfig, RootConfig, SystemReminderType,
+};
+pub use cli::{ConfigEntry, ConfigOrigin};
+pub use config::Config;
+pub use filelist::{FileListConfig, FileListFormat, FileListPosition};
+pub use positive::PositiveInt;
+pub use rules::{
+    DEFAULT_RULE_FILES, FileListOverrides, FilePatterns, ProjectAgentRulesConfig, RuleSet,
+};
+pub use schema::{SCHEMA_NAMES, schema_named};

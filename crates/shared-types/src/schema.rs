@@ -1,0 +1,34 @@
+//! JSON Schemas generated from the types, by name.
+
+use schemars::{Schema, schema_for};
+
+/// The names accepted by [`schema_named`], in the order `agentctx schema` lists them.
+pub const SCHEMA_NAMES: [&str; 6] = [
+    "agents-config",
+    "resolved-agents",
+    "system-reminder-type",
+    "rules",
+    "file-list-config",
+    "config",
+];
+
+/// The JSON Schema of the type behind `name`, or `None` for an unknown name.
+///
+/// ```
+/// let schema = agentctx_types::schema_named("agents-config").unwrap();
+/// let json = serde_json::to_value(&schema).unwrap();
+/// assert_eq!(json["additionalProperties"], false);
+/// assert!(json["properties"]["initial"].is_object());
+/// ```
+pub fn schema_named(name: &str) -> Option<Schema> {
+    let schema = match name {
+        "agents-config" => schema_for!(crate::AgentsConfig),
+        "resolved-agents" => schema_for!(crate::ResolvedAgents),
+        "system-reminder-type" => schema_for!(crate::SystemReminderType),
+        "rules" => schema_for!(crate::RuleSet),
+        "file-list-config" => schema_for!(crate::FileListConfig),
+        "config" => schema_for!(crate::Config),
+        _ => return None,
+    };
+    Some(schema)
+}
