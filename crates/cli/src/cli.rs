@@ -39,10 +39,81 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Print the project root and how it was found.
+    Root,
+    /// The AGENTS.md hierarchy: the initial bundle and the lazy resolver.
+    #[command(subcommand)]
+    Agents(AgentsCommand),
+    /// Session state shared by hook processes.
+    #[command(subcommand)]
+    Session(SessionCommand),
+    /// Trim a tool output (stdin) to a byte budget, keeping its trailing reminders.
+    Trim(TrimArgs),
+    /// Print instructions meant for the model.
+    #[command(subcommand)]
+    Prompt(PromptCommand),
     /// Print the effective config (defaults, files, environment, flags merged).
     Config(ConfigArgs),
     /// Print a JSON Schema generated from agentctx's types.
     Schema(SchemaArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AgentsCommand {
+    /// Print the initial AGENTS.md bundle for the working directory (and record it in a session).
+    Init(SessionArgs),
+    /// Print a reminder for AGENTS.md files that are new or changed for these paths.
+    Resolve(ResolveArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ResolveArgs {
+    /// Paths the agent touches (files or directories; they need not exist yet).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub session: SessionArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionCommand {
+    /// Print what changed since the session last ran (cwd, root, markers, AGENTS.md), and move it here.
+    Resume(RequiredSessionArgs),
+}
+
+/// Which session's state to use; without one, a fresh in-memory session.
+#[derive(Debug, Args)]
+pub struct SessionArgs {
+    /// The session state file.
+    #[arg(long, value_name = "FILE", conflicts_with = "session_id")]
+    pub session: Option<PathBuf>,
+    /// A session id; its state is $XDG_STATE_HOME/agentctx/sessions/ID.json.
+    #[arg(long, value_name = "ID")]
+    pub session_id: Option<String>,
+}
+
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct RequiredSessionArgs {
+    /// The session state file.
+    #[arg(long, value_name = "FILE")]
+    pub session: Option<PathBuf>,
+    /// A session id; its state is $XDG_STATE_HOME/agentctx/sessions/ID.json.
+    #[arg(long, value_name = "ID")]
+    pub session_id: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TrimArgs {
+    /// Keep at most this many bytes of the output (its trailing reminders are always kept).
+    #[arg(long, value_name = "N")]
+    pub max_bytes: usize,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PromptCommand {
+    /// How the model should use the AGENTS.md context and reminders.
+    AgentsGuidance,
 }
 
 #[derive(Debug, Args)]

@@ -4,7 +4,7 @@ mod cli;
 mod commands;
 mod config;
 
-use std::io::Write;
+use std::io::{IsTerminal as _, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -12,7 +12,7 @@ use anyhow::Context as _;
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::{Cli, Command, GlobalArgs};
+use crate::cli::{AgentsCommand, Cli, Command, GlobalArgs, SessionCommand};
 use crate::commands::{Invocation, Outcome};
 use crate::config::{ConfigRequest, Environment};
 
@@ -52,10 +52,18 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         tracing::debug!("config read from {file}");
     }
     let inv = Invocation {
+        cwd,
+        env,
         config,
         json: cli.global.json,
     };
     match &cli.command {
+        Command::Root => commands::agents::root(&inv, out),
+        Command::Agents(AgentsCommand::Init(args)) => commands::agents::init(&inv, args, out),
+        Command::Agents(AgentsCommand::Resolve(args)) => commands::agents::resolve(&inv, args, out),
+        Command::Session(SessionCommand::Resume(args)) => commands::agents::resume(&inv, args, out),
+        Command::Trim(args) => commands::text::trim(&inv, args, out),
+        Command::Prompt(which) => commands::text::prompt(&inv, which, out),
         Command::Config(args) => commands::config::run(&inv, args, out),
         Command::Schema(args) => commands::schema::run(&inv, args, out),
     }
@@ -92,6 +100,7 @@ fn init_logging(global: &GlobalArgs, env: &Environment) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .without_time()
         .with_target(false)
         .init();

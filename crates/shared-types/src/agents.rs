@@ -160,3 +160,92 @@ impl std::fmt::Display for SystemReminderType {
         f.write_str(self.as_str())
     }
 }
+
+/// An AGENTS.md file that the initial chain left out, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OmittedAgentFile {
+    /// Absolute path of the file.
+    pub path: PathBuf,
+    /// Size in bytes.
+    pub size_bytes: u64,
+    /// Which limit left it out.
+    pub reason: OmitReason,
+}
+
+/// The limit that left a file out of the initial chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum OmitReason {
+    /// `agents.initial.maxFiles` was reached.
+    #[serde(rename = "maxFiles")]
+    MaxFiles,
+    /// `agents.initial.maxBytes` would have been exceeded.
+    #[serde(rename = "maxBytes")]
+    MaxBytes,
+}
+
+/// `agentctx agents init --json`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InitialBundle {
+    /// The adopted files, root-most first.
+    pub files: Vec<ResolvedAgentFile>,
+    /// Files left out by a limit; the resolver offers them later.
+    pub omitted: Vec<OmittedAgentFile>,
+    /// The rendered `<agents_context scope="initial">` message ("" when there is no chain).
+    pub text: String,
+}
+
+/// `agentctx root --json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RootInfo {
+    /// The project root.
+    pub root: PathBuf,
+    /// The working directory it was found from.
+    pub cwd: PathBuf,
+    /// How it was found.
+    pub source: RootSource,
+    /// The marker that decided it, when `source` is `marker`.
+    pub marker: Option<String>,
+}
+
+/// How the project root was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RootSource {
+    /// `projectRootOverride` or `CODELIA_AGENTS_ROOT`.
+    Override,
+    /// A marker in the root directory.
+    Marker,
+    /// No marker: the working directory itself.
+    Cwd,
+}
+
+/// `agentctx session resume --json`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResumeReport {
+    /// `[before, after]` when the working directory changed.
+    pub cwd: Option<[PathBuf; 2]>,
+    /// `[before, after]` when the project root changed.
+    pub root: Option<[PathBuf; 2]>,
+    /// `[before, after]` when the markers changed.
+    pub markers: Option<[Vec<String>; 2]>,
+    /// AGENTS.md files on the new chain to re-check.
+    pub recheck: Vec<ResolvedAgentFile>,
+    /// The rendered `session.resume.diff` reminder ("" when nothing differs).
+    pub text: String,
+}
+
+/// `agentctx trim --json`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TrimReport {
+    /// Bytes removed (0 when the output fit).
+    pub removed_bytes: u64,
+    /// Lines those bytes touched.
+    pub removed_lines: u64,
+    /// The output to hand on.
+    pub text: String,
+}

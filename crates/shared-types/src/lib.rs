@@ -26,19 +26,24 @@ mod cli;
 mod config;
 mod filelist;
 mod positive;
+mod reminder;
 mod rules;
 mod schema;
+mod session;
 
 pub use agentmem::AgentMemConfig;
 pub use agents::{
-    AgentsConfig, DEFAULT_MARKERS, InitialConfig, ResolvedAgentFile, ResolvedAgents,
-    ResolverConfig, RootConfig, SystemReminderType,
+    AgentsConfig, DEFAULT_MARKERS, InitialBundle, InitialConfig, OmitReason, OmittedAgentFile,
+    ResolvedAgentFile, ResolvedAgents, ResolverConfig, ResumeReport, RootConfig, RootInfo,
+    RootSource, SystemReminderType, TrimReport,
 };
 pub use cli::{ConfigEntry, ConfigOrigin};
 pub use config::Config;
 pub use filelist::{FileListConfig, FileListFormat, FileListPosition};
 pub use positive::PositiveInt;
+pub use reminder::system_reminder;
 pub use rules::{
     DEFAULT_RULE_FILES, FileListOverrides, FilePatterns, ProjectAgentRulesConfig, RuleSet,
 };
 pub use schema::{SCHEMA_NAMES, schema_named};
+pub use session::{FileId, LoadedVersion, SESSION_STATE_VERSION, SessionState};

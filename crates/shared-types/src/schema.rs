@@ -3,13 +3,15 @@
 use schemars::{Schema, schema_for};
 
 /// The names accepted by [`schema_named`], in the order `agentctx schema` lists them.
-pub const SCHEMA_NAMES: [&str; 6] = [
+pub const SCHEMA_NAMES: [&str; 8] = [
     "agents-config",
     "resolved-agents",
     "system-reminder-type",
     "rules",
     "file-list-config",
     "config",
+    "session-state",
+    "initial-bundle",
 ];
 
 /// The JSON Schema of the type behind `name`, or `None` for an unknown name.
@@ -28,6 +30,8 @@ pub fn schema_named(name: &str) -> Option<Schema> {
         "rules" => schema_for!(crate::RuleSet),
         "file-list-config" => schema_for!(crate::FileListConfig),
         "config" => schema_for!(crate::Config),
+        "session-state" => schema_for!(crate::SessionState),
+        "initial-bundle" => schema_for!(crate::InitialBundle),
         _ => return None,
     };
     Some(schema)

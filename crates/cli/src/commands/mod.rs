@@ -1,14 +1,20 @@
 //! One module per command; each takes the invocation and writes its output.
 
+pub mod agents;
 pub mod config;
 pub mod schema;
+pub mod text;
 
 use std::io::Write;
+use std::path::PathBuf;
 
-use crate::config::LoadedConfig;
+use crate::config::{Environment, LoadedConfig};
 
-/// Everything a command may use: the effective config and the output mode.
+/// Everything a command may use: the working directory (absolute), the
+/// environment, the effective config and the output mode.
 pub struct Invocation {
+    pub cwd: PathBuf,
+    pub env: Environment,
     pub config: LoadedConfig,
     pub json: bool,
 }

@@ -1,0 +1,160 @@
+//! `agentctx root`, `agents init`, `agents resolve`, `session resume`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use agentctx_core::{
+    CoreError, SessionStore, StoredState, render_resolve_paths, render_resume_diff, resume_session,
+    start_session,
+};
+use agentctx_types::{ResumeReport, RootInfo};
+use anyhow::Context as _;
+
+use crate::cli::{RequiredSessionArgs, ResolveArgs, SessionArgs};
+use crate::commands::{Invocation, Outcome, write_json};
+
+pub fn root(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let started = start(inv)?;
+    let info: &RootInfo = &started.root;
+    if inv.json {
+        write_json(out, info)?;
+    } else {
+        writeln!(out, "{}", info.root.display())?;
+    }
+    Ok(Outcome::Success)
+}
+
+pub fn init(inv: &Invocation, args: &SessionArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let started = start(inv)?;
+    for warning in &started.chain.warnings {
+        tracing::warn!("{warning}");
+    }
+    if let Some(store) = store_for(inv, args.session.as_ref(), args.session_id.as_deref())? {
+        let state = started.resolver.state().clone();
+        store.update(|_| ((), Some(state)))?;
+    }
+    if inv.json {
+        write_json(out, &started.chain.bundle())?;
+    } else {
+        out.write_all(started.chain.render().as_bytes())?;
+    }
+    Ok(Outcome::Success)
+}
+
+pub fn resolve(
+    inv: &Invocation,
+    args: &ResolveArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let targets: Vec<PathBuf> = args.paths.iter().map(|p| inv.cwd.join(p)).collect();
+    let store = store_for(
+        inv,
+        args.session.session.as_ref(),
+        args.session.session_id.as_deref(),
+    )?;
+    let found = match store {
+        None => start(inv)?.resolver.resolve_for_paths(&targets),
+        Some(store) => store.update(|stored| {
+            let (mut resolver, fresh) = match stored {
+                StoredState::Found(state) => (
+                    agentctx_core::Resolver::from_state(state, &inv.config.config.agents),
+                    false,
+                ),
+                other => match start_after(inv, other) {
+                    Ok(started) => (started.resolver, true),
+                    Err(e) => return (Err(e), None),
+                },
+            };
+            let found = resolver.resolve_for_paths(&targets);
+            let write = fresh || resolver.is_changed();
+            (Ok(found), write.then(|| resolver.into_state()))
+        })??,
+    };
+    if inv.json {
+        write_json(out, &found)?;
+    } else {
+        out.write_all(render_resolve_paths(&found).as_bytes())?;
+    }
+    Ok(Outcome::Success)
+}
+
+pub fn resume(
+    inv: &Invocation,
+    args: &RequiredSessionArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let store = store_for(inv, args.session.as_ref(), args.session_id.as_deref())?
+        .context("session resume needs --session or --session-id")?;
+    let agents = &inv.config.config.agents;
+    let home = inv.env.home();
+    let report = store.update(|stored| match stored {
+        StoredState::Found(state) => match resume_session(state, &inv.cwd, agents, home) {
+            Ok((diff, resolver)) => {
+                let report = ResumeReport {
+                    cwd: diff.cwd.clone().map(|(a, b)| [a, b]),
+                    root: diff.root.clone().map(|(a, b)| [a, b]),
+                    markers: diff.markers.clone().map(|(a, b)| [a, b]),
+                    recheck: diff.recheck.clone(),
+                    text: render_resume_diff(&diff),
+                };
+                let write = resolver.is_changed();
+                (Ok(report), write.then(|| resolver.into_state()))
+            }
+            Err(e) => (Err(anyhow::Error::from(e)), None),
+        },
+        // Nothing to compare with: start the session here, say nothing.
+        other => match start_after(inv, other) {
+            Ok(started) => (
+                Ok(ResumeReport::default()),
+                Some(started.resolver.into_state()),
+            ),
+            Err(e) => (Err(e), None),
+        },
+    })??;
+    if inv.json {
+        write_json(out, &report)?;
+    } else {
+        out.write_all(report.text.as_bytes())?;
+    }
+    Ok(Outcome::Success)
+}
+
+fn start(inv: &Invocation) -> Result<agentctx_core::StartedSession, CoreError> {
+    start_session(&inv.cwd, &inv.config.config.agents, inv.env.home())
+}
+
+/// A fresh session where the stored one was missing or unusable.
+fn start_after(
+    inv: &Invocation,
+    stored: StoredState,
+) -> anyhow::Result<agentctx_core::StartedSession> {
+    match stored {
+        StoredState::Corrupt(corrupt) => tracing::warn!("{corrupt}"),
+        StoredState::Missing => tracing::info!("no session state yet; starting a fresh session"),
+        StoredState::Found(_) => {}
+    }
+    let started = start(inv)?;
+    for warning in &started.chain.warnings {
+        tracing::warn!("{warning}");
+    }
+    Ok(started)
+}
+
+fn store_for(
+    inv: &Invocation,
+    file: Option<&PathBuf>,
+    id: Option<&str>,
+) -> anyhow::Result<Option<SessionStore>> {
+    if let Some(file) = file {
+        return Ok(Some(SessionStore::at(inv.cwd.join(file))));
+    }
+    let Some(id) = id else { return Ok(None) };
+    let state_dir = inv
+        .env
+        .xdg_dir("XDG_STATE_HOME", ".local/state")
+        .context("--session-id needs $XDG_STATE_HOME or $HOME to place the session file")?;
+    Ok(Some(SessionStore::for_id(
+        &state_dir.join("agentctx/sessions"),
+        id,
+    )?))
+}

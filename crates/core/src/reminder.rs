@@ -1,0 +1,93 @@
+//! The reminders the AGENTS.md work sends to the model. Paths, versions and
+//! differences only, never file bodies.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use agentctx_types::{ResolvedAgentFile, ResolvedAgents, SystemReminderType, system_reminder};
+
+/// `agents.resolve.paths`: empty when there is nothing new.
+///
+/// ```
+/// use agentctx_types::{ResolvedAgentFile, ResolvedAgents};
+/// let found = ResolvedAgents {
+///     files: vec![ResolvedAgentFile {
+///         path: "/repo/feature/AGENTS.md".into(),
+///         mtime_ms: 1738970000000,
+///         size_bytes: 120,
+///     }],
+/// };
+/// let text = agentctx_core::render_resolve_paths(&found);
+/// assert!(text.contains("- /repo/feature/AGENTS.md (mtime: 1738970000000)\n"));
+/// assert_eq!(agentctx_core::render_resolve_paths(&Default::default()), "");
+/// ```
+pub fn render_resolve_paths(found: &ResolvedAgents) -> String {
+    if found.files.is_empty() {
+        return String::new();
+    }
+    let mut body = String::from("Additional AGENTS.md may apply for this path:\n");
+    push_file_lines(&mut body, &found.files);
+    body.push_str("Read and apply these files before editing files in this scope.");
+    system_reminder(SystemReminderType::AgentsResolvePaths, &body)
+}
+
+fn push_file_lines(body: &mut String, files: &[ResolvedAgentFile]) {
+    for file in files {
+        let _ = writeln!(body, "- {} (mtime: {})", file.path.display(), file.mtime_ms);
+    }
+}
+
+/// What changed between a session's last run and now.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResumeDiff {
+    /// `(before, after)` when the working directory changed.
+    pub cwd: Option<(PathBuf, PathBuf)>,
+    /// `(before, after)` when the root changed.
+    pub root: Option<(PathBuf, PathBuf)>,
+    /// `(before, after)` when the markers changed.
+    pub markers: Option<(Vec<String>, Vec<String>)>,
+    /// AGENTS.md files on the new chain that are new, changed or not loaded.
+    pub recheck: Vec<ResolvedAgentFile>,
+}
+
+impl ResumeDiff {
+    /// `true` when nothing differs.
+    pub fn is_empty(&self) -> bool {
+        self.cwd.is_none()
+            && self.root.is_none()
+            && self.markers.is_none()
+            && self.recheck.is_empty()
+    }
+}
+
+/// `session.resume.diff`: empty when nothing differs.
+pub fn render_resume_diff(diff: &ResumeDiff) -> String {
+    if diff.is_empty() {
+        return String::new();
+    }
+    let mut body = String::new();
+    if let Some((before, after)) = &diff.cwd {
+        let _ = writeln!(body, "- cwd: {} -> {}", before.display(), after.display());
+    }
+    if let Some((before, after)) = &diff.root {
+        let _ = writeln!(body, "- root: {} -> {}", before.display(), after.display());
+    }
+    if let Some((before, after)) = &diff.markers {
+        let json = |m: &Vec<String>| serde_json::to_string(m).unwrap_or_default();
+        let _ = writeln!(body, "- markers: {} -> {}", json(before), json(after));
+    }
+    if !diff.recheck.is_empty() {
+        body.push_str("Re-check AGENTS.md for current scope:\n");
+        push_file_lines(&mut body, &diff.recheck);
+    }
+    system_reminder(SystemReminderType::SessionResumeDiff, &body)
+}
+
+/// `tool.output.trimmed`.
+pub fn render_trimmed(removed_bytes: usize, removed_lines: usize, max_bytes: usize) -> String {
+    let lines = if removed_lines == 1 { "line" } else { "lines" };
+    let body = format!(
+        "Tool output trimmed to its first {max_bytes} bytes: {removed_bytes} bytes ({removed_lines} {lines}) were removed.\nThe output above is incomplete; narrow the command or read the rest in parts if you need it."
+    );
+    system_reminder(SystemReminderType::ToolOutputTrimmed, &body)
+}

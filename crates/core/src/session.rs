@@ -1,0 +1,88 @@
+//! Starting and resuming a session: the flows a CLI or hook runs.
+
+use std::path::{Path, PathBuf};
+
+use agentctx_types::{AgentsConfig, RootInfo, SessionState};
+
+use crate::CoreError;
+use crate::chain::InitialChain;
+use crate::reminder::ResumeDiff;
+use crate::resolver::Resolver;
+use crate::root::{RootOptions, find_root};
+
+/// A session just started: its root, its initial chain and the resolver
+/// that knows what the chain gave the model.
+#[derive(Debug)]
+pub struct StartedSession {
+    /// The root and how it was found.
+    pub root: RootInfo,
+    /// The initial chain (empty when `agents.enabled` is false).
+    pub chain: InitialChain,
+    /// The resolver, whose state is what to persist.
+    pub resolver: Resolver,
+}
+
+/// Finds the root for `cwd`, loads the initial chain and starts a resolver.
+pub fn start_session(
+    cwd: &Path,
+    config: &AgentsConfig,
+    home: Option<PathBuf>,
+) -> Result<StartedSession, CoreError> {
+    let options = RootOptions::from_config(config, home);
+    let root = find_root(cwd, &options)?;
+    let chain = if config.enabled {
+        InitialChain::load(&root.root, &root.cwd, &config.initial)
+    } else {
+        InitialChain::default()
+    };
+    let resolver = Resolver::start(
+        root.cwd.clone(),
+        root.root.clone(),
+        options.markers,
+        &chain,
+        config,
+    );
+    Ok(StartedSession {
+        root,
+        chain,
+        resolver,
+    })
+}
+
+/// Compares a stored session with where it runs now, and moves it there.
+///
+/// The diff holds the changed cwd, root and markers, and every AGENTS.md on
+/// the chain from the new root to the new cwd that the model has not seen
+/// in its current version; those are then counted as seen.
+pub fn resume_session(
+    previous: SessionState,
+    cwd: &Path,
+    config: &AgentsConfig,
+    home: Option<PathBuf>,
+) -> Result<(ResumeDiff, Resolver), CoreError> {
+    let options = RootOptions::from_config(config, home);
+    let now = find_root(cwd, &options)?;
+    let mut diff = ResumeDiff::default();
+    if previous.cwd != now.cwd {
+        diff.cwd = Some((previous.cwd.clone(), now.cwd.clone()));
+    }
+    if previous.root != now.root {
+        diff.root = Some((previous.root.clone(), now.root.clone()));
+    }
+    if previous.markers != options.markers {
+        diff.markers = Some((previous.markers.clone(), options.markers.clone()));
+    }
+    let mut state = previous;
+    let moved = diff.cwd.is_some() || diff.root.is_some() || diff.markers.is_some();
+    state.cwd = now.cwd.clone();
+    state.root = now.root.clone();
+    state.markers = options.markers;
+    let mut resolver = Resolver::from_state(state, config);
+    if config.enabled {
+        diff.recheck = resolver.resolve_unlimited(&now.cwd).files;
+    }
+    if moved {
+        resolver.mark_changed();
+    }
+    Ok((diff, resolver))
+}
