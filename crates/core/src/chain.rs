@@ -6,10 +6,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use agentctx_types::{
-    FileId, InitialBundle, InitialConfig, OmitReason, OmittedAgentFile, ResolvedAgentFile,
+    FileId, InitialBundle, InitialConfig, LoadedVersion, OmitReason, OmittedAgentFile,
+    ResolvedAgentFile,
 };
 
-use crate::fsutil::{agents_file_in, chain_dirs, file_id, mtime_ms};
+use crate::fsutil::{agents_file_in, chain_dirs, file_id, mtime_ms, version_of};
 
 /// An AGENTS.md file adopted into the initial chain, with its content.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,6 +74,9 @@ pub struct InitialChain {
     pub omitted: Vec<OmittedAgentFile>,
     /// Everything worth telling the operator (omissions included).
     pub warnings: Vec<ChainWarning>,
+    /// Files on the chain skipped as blank or not UTF-8, with their version:
+    /// the resolver counts them as seen, so they come back only if they change.
+    pub(crate) skipped: Vec<(PathBuf, LoadedVersion)>,
 }
 
 impl InitialChain {
@@ -131,11 +135,13 @@ impl InitialChain {
                 }
             };
             let Ok(text) = String::from_utf8(raw) else {
+                chain.skipped.push((path.clone(), version_of(&meta)));
                 chain.warnings.push(ChainWarning::NotUtf8 { path });
                 continue;
             };
             let content = text.trim_end();
             if content.trim_start().is_empty() {
+                chain.skipped.push((path, version_of(&meta)));
                 continue;
             }
             bytes = bytes.saturating_add(size);

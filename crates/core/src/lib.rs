@@ -35,6 +35,7 @@
 mod chain;
 mod error;
 mod fsutil;
+mod probe;
 mod reminder;
 mod resolver;
 mod root;

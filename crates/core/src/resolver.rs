@@ -1,7 +1,8 @@
 //! The lazy resolver: which AGENTS.md files apply to a path and are new or
 //! changed since the model last saw them.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use agentctx_types::{
@@ -10,16 +11,24 @@ use agentctx_types::{
 };
 
 use crate::chain::InitialChain;
-use crate::fsutil::{agents_file_in, chain_dirs, normalize_lexically, version_of};
+use crate::fsutil::normalize_lexically;
+use crate::probe::{AgentsProbe, ChainCursor};
 
 /// The resolver over a session's state. Build it from a fresh initial chain
 /// ([`Resolver::start`]) or from a persisted [`SessionState`].
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Resolver {
     state: SessionState,
     enabled: bool,
     max_per_resolve: usize,
     changed: bool,
+    /// Opened on first use, for the root in `state`.
+    probe: Option<AgentsProbe>,
+    /// `state.loaded_versions` below the root, keyed by the path relative
+    /// to the root as raw bytes: hashing bytes is cheap where ordering
+    /// `Path`s parses their components, and this runs for every level of
+    /// every resolve. Kept in step with the state on every change.
+    below_root: HashMap<OsString, LoadedVersion>,
 }
 
 impl Resolver {
@@ -53,17 +62,30 @@ impl Resolver {
                 },
             );
         }
+        for (path, version) in &chain.skipped {
+            state.loaded_versions.insert(path.clone(), *version);
+        }
         state.covered_dirs = covered.into_iter().collect();
         Self::from_state(state, config)
     }
 
     /// Continues a session from its persisted state.
     pub fn from_state(state: SessionState, config: &AgentsConfig) -> Self {
+        let below_root = state
+            .loaded_versions
+            .iter()
+            .filter_map(|(path, version)| {
+                let relative = path.strip_prefix(&state.root).ok()?;
+                Some((relative.as_os_str().to_owned(), *version))
+            })
+            .collect();
         Self {
+            below_root,
             state,
             enabled: config.enabled && config.resolver.enabled,
             max_per_resolve: config.resolver.max_files_per_resolve.get_usize(),
             changed: false,
+            probe: None,
         }
     }
 
@@ -114,98 +136,119 @@ impl Resolver {
         if !self.enabled {
             return found;
         }
-        let mut offered_ids: BTreeSet<FileId> = BTreeSet::new();
-        let mut offered_paths: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut seen = Seen::default();
         for target in targets {
-            let Some(dir) = self.directory_of(target.as_ref()) else {
+            let Some(relative) = self.relative_to_root(target.as_ref()) else {
                 continue;
             };
-            for chain_dir in chain_dirs(&self.state.root, &dir) {
-                if found.files.len() >= self.max_per_resolve {
+            // The target is walked as if it were a directory: for a file the
+            // last lookup fails with ENOTDIR, which costs what a stat of the
+            // target to tell files from directories would cost anyway; for a
+            // path that does not exist yet the lookups below its nearest
+            // existing ancestor fail the same way.
+            let mut cursor = ChainCursor::at_root();
+            if !self.visit(&mut cursor, &mut found, &mut seen) {
+                return found;
+            }
+            for component in relative.components() {
+                cursor.descend(component.as_os_str());
+                if !self.visit(&mut cursor, &mut found, &mut seen) {
                     return found;
                 }
-                self.visit(&chain_dir, &mut found, &mut offered_ids, &mut offered_paths);
             }
         }
         found
     }
 
+    /// Checks the AGENTS.md of the cursor's directory; `false` once the
+    /// per-resolve limit is reached.
     fn visit(
         &mut self,
-        dir: &Path,
+        cursor: &mut ChainCursor,
         found: &mut ResolvedAgents,
-        offered_ids: &mut BTreeSet<FileId>,
-        offered_paths: &mut BTreeSet<PathBuf>,
-    ) {
-        let Some((path, meta)) = agents_file_in(dir) else {
+        seen: &mut Seen,
+    ) -> bool {
+        if found.files.len() >= self.max_per_resolve {
+            return false;
+        }
+        let relative = cursor.agents_file();
+        let probe = self
+            .probe
+            .get_or_insert_with(|| AgentsProbe::open(&self.state.root));
+        let Some(version) = probe.version(&self.state.root, &relative) else {
             // Forget a file that was deleted, so that it is offered again if it comes back.
-            let gone = dir.join(crate::fsutil::AGENTS_FILE_NAME);
-            if self.state.loaded_versions.remove(&gone).is_some() {
+            if self.below_root.remove(relative.as_os_str()).is_some() {
+                self.state
+                    .loaded_versions
+                    .remove(&self.state.root.join(&relative));
                 self.changed = true;
             }
-            return;
+            return true;
         };
-        if meta.len() == 0 || offered_paths.contains(&path) {
-            return;
+        if version.size_bytes == 0 {
+            return true;
         }
-        let version = version_of(&meta);
-        let known = self.state.loaded_versions.get(&path);
+        let known = self.below_root.get(relative.as_os_str());
         if known
             .is_some_and(|k| k.mtime_ms == version.mtime_ms && k.size_bytes == version.size_bytes)
         {
-            return;
+            return true;
+        }
+        let path = self.state.root.join(&relative);
+        if seen.paths.contains(&path) {
+            return true;
         }
         // The same file under another path (a symlink) that the model already
         // has in this version is not news.
         let same_file_known = version.file_id.is_some_and(|id| {
-            offered_ids.contains(&id)
+            seen.ids.contains(&id)
                 || self.state.loaded_versions.iter().any(|(other, v)| {
                     other != &path && v.file_id == Some(id) && v.mtime_ms == version.mtime_ms
                 })
         });
+        self.below_root.insert(relative.into_os_string(), version);
         self.state.loaded_versions.insert(path.clone(), version);
         self.changed = true;
-        if let Err(at) = self
-            .state
-            .covered_dirs
-            .binary_search_by(|d| d.as_path().cmp(dir))
-        {
-            self.state.covered_dirs.insert(at, dir.to_path_buf());
+        let dir = self.state.root.join(&cursor.relative_dir);
+        if let Err(at) = self.state.covered_dirs.binary_search(&dir) {
+            self.state.covered_dirs.insert(at, dir);
         }
         if same_file_known {
-            return;
+            return true;
         }
         if let Some(id) = version.file_id {
-            offered_ids.insert(id);
+            seen.ids.insert(id);
         }
-        offered_paths.insert(path.clone());
+        seen.paths.insert(path.clone());
         found.files.push(ResolvedAgentFile {
             path,
             mtime_ms: version.mtime_ms,
             size_bytes: version.size_bytes,
         });
+        true
     }
 
-    /// The directory whose chain applies to `target`: the target itself if it
-    /// is a directory, its parent if it is a file, the nearest existing
-    /// ancestor if it does not exist yet. `None` outside the root.
-    fn directory_of(&self, target: &Path) -> Option<PathBuf> {
+    /// `target` relative to the root, or `None` when it is outside it.
+    /// Relative targets are taken against the session's cwd.
+    fn relative_to_root(&self, target: &Path) -> Option<PathBuf> {
         let absolute = normalize_lexically(&self.state.cwd.join(target));
-        let dir = match std::fs::metadata(&absolute) {
-            Ok(meta) if meta.is_dir() => absolute,
-            Ok(_) => absolute.parent()?.to_path_buf(),
-            // Not there yet (a write): its nearest existing ancestor.
-            Err(_) => absolute
-                .ancestors()
-                .skip(1)
-                .find(|p| p.is_dir())?
-                .to_path_buf(),
-        };
-        if dir.starts_with(&self.state.root) {
-            return Some(dir);
+        if let Ok(relative) = absolute.strip_prefix(&self.state.root) {
+            return Some(relative.to_path_buf());
         }
         // Lexically outside: it may still be inside through a symlink.
-        let real = std::fs::canonicalize(&dir).ok()?;
-        real.starts_with(&self.state.root).then_some(real)
+        let existing = absolute.ancestors().find(|p| p.exists())?;
+        let real = std::fs::canonicalize(existing).ok()?;
+        let rest = absolute.strip_prefix(existing).ok()?;
+        real.join(rest)
+            .strip_prefix(&self.state.root)
+            .ok()
+            .map(Path::to_path_buf)
     }
+}
+
+/// Files already offered in one resolve, by path and by identity.
+#[derive(Default)]
+struct Seen {
+    paths: BTreeSet<PathBuf>,
+    ids: BTreeSet<FileId>,
 }

@@ -364,13 +364,27 @@ fn non_utf8_agents_md_is_skipped_with_a_warning() {
 }
 
 #[test]
-fn empty_and_whitespace_only_files_are_skipped() {
+fn empty_and_whitespace_only_files_are_skipped_and_not_offered_later() {
     let t = Tree::new();
     t.git_repo("repo");
-    t.file("repo/AGENTS.md", " \n\t\n");
-    let s = start_session(&t.path("repo"), &config(), None).unwrap();
+    let blank = t.file("repo/AGENTS.md", " \n\t\n");
+    set_mtime(&blank, 1_700_000_000);
+    let mut s = start_session(&t.path("repo"), &config(), None).unwrap();
     assert!(s.chain.adopted.is_empty());
     assert_eq!(s.chain.render(), "");
+    assert!(
+        s.resolver
+            .resolve_for_path(&t.path("repo/x"))
+            .files
+            .is_empty()
+    );
+    // Once it has content (a new version), it is offered.
+    t.file("repo/AGENTS.md", "now real\n");
+    set_mtime(&blank, 1_700_000_100);
+    assert_eq!(
+        s.resolver.resolve_for_path(&t.path("repo/x")).files.len(),
+        1
+    );
 }
 
 #[test]
