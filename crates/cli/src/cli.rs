@@ -47,6 +47,9 @@ pub enum Command {
     /// Session state shared by hook processes.
     #[command(subcommand)]
     Session(SessionCommand),
+    /// Project rules: the prompt extension, tool and file decisions.
+    #[command(subcommand)]
+    Rules(RulesCommand),
     /// Trim a tool output (stdin) to a byte budget, keeping its trailing reminders.
     Trim(TrimArgs),
     /// Print instructions meant for the model.
@@ -114,6 +117,30 @@ pub struct TrimArgs {
 pub enum PromptCommand {
     /// How the model should use the AGENTS.md context and reminders.
     AgentsGuidance,
+    /// The project rules' extension of the system prompt.
+    Rules,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// Print the effective rules and where they came from.
+    Show,
+    /// Decide whether tools may be called (exit 1 when any is denied).
+    CheckTool(CheckArgs),
+    /// Decide whether files may be touched (exit 1 when any is denied).
+    CheckFile(CheckArgs),
+    /// Validate the rule file (exit 1 on any problem).
+    Lint,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Tool names or paths (paths relative to the working directory).
+    #[arg(value_name = "ITEM", required_unless_present = "stdin")]
+    pub items: Vec<String>,
+    /// Also read items from stdin, one per line.
+    #[arg(long)]
+    pub stdin: bool,
 }
 
 #[derive(Debug, Args)]

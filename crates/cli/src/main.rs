@@ -12,7 +12,7 @@ use anyhow::Context as _;
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::{AgentsCommand, Cli, Command, GlobalArgs, SessionCommand};
+use crate::cli::{AgentsCommand, Cli, Command, GlobalArgs, PromptCommand, SessionCommand};
 use crate::commands::{Invocation, Outcome};
 use crate::config::{ConfigRequest, Environment};
 
@@ -62,7 +62,9 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         Command::Agents(AgentsCommand::Init(args)) => commands::agents::init(&inv, args, out),
         Command::Agents(AgentsCommand::Resolve(args)) => commands::agents::resolve(&inv, args, out),
         Command::Session(SessionCommand::Resume(args)) => commands::agents::resume(&inv, args, out),
+        Command::Rules(command) => commands::rules::run(&inv, command, out),
         Command::Trim(args) => commands::text::trim(&inv, args, out),
+        Command::Prompt(PromptCommand::Rules) => commands::rules::prompt(&inv, out),
         Command::Prompt(which) => commands::text::prompt(&inv, which, out),
         Command::Config(args) => commands::config::run(&inv, args, out),
         Command::Schema(args) => commands::schema::run(&inv, args, out),

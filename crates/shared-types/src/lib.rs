@@ -43,7 +43,9 @@ pub use filelist::{FileListConfig, FileListFormat, FileListPosition};
 pub use positive::PositiveInt;
 pub use reminder::system_reminder;
 pub use rules::{
-    DEFAULT_RULE_FILES, FileListOverrides, FilePatterns, ProjectAgentRulesConfig, RuleSet,
+    DEFAULT_RULE_FILES, DecisionRule, DecisionSubject, FileListOverrides, FilePatterns,
+    OnRuleError, ProjectAgentRulesConfig, RuleDecision, RuleFileFormat, RuleSet, RulesReport,
+    RulesSource,
 };
 pub use schema::{SCHEMA_NAMES, schema_named};
 pub use session::{FileId, LoadedVersion, SESSION_STATE_VERSION, SessionState};

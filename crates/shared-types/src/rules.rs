@@ -15,6 +15,20 @@ pub struct ProjectAgentRulesConfig {
     pub rule_files: Vec<String>,
     /// The rules used when no rule file exists (empty: no restriction).
     pub default_rules: RuleSet,
+    /// What a rule file that cannot be read or parsed means.
+    pub on_error: OnRuleError,
+}
+
+/// What a broken rule file (unreadable, invalid YAML, wrong types, invalid
+/// glob) means. It is reported either way, never silently ignored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnRuleError {
+    /// Use `default_rules`, as the spec says; the doors the file meant to close stay open.
+    #[default]
+    DefaultRules,
+    /// Deny every tool and file until the file is fixed.
+    DenyAll,
 }
 
 /// The rule files looked for, in order, when the config names none.
@@ -30,6 +44,7 @@ impl Default for ProjectAgentRulesConfig {
             enabled: true,
             rule_files: DEFAULT_RULE_FILES.iter().map(|f| (*f).to_owned()).collect(),
             default_rules: RuleSet::default(),
+            on_error: OnRuleError::DefaultRules,
         }
     }
 }
@@ -78,4 +93,111 @@ pub struct FileListOverrides {
     /// Replaces the configured format.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<FileListFormat>,
+}
+
+/// Where the effective rules came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RulesSource {
+    /// A rule file at the project root.
+    File {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its form.
+        format: RuleFileFormat,
+    },
+    /// `project_agent_rules.default_rules` (no rule file, or a broken one under `on_error: default_rules`).
+    DefaultRules,
+    /// A broken rule file under `on_error: deny_all`.
+    DenyAll {
+        /// The broken file.
+        path: std::path::PathBuf,
+    },
+    /// `project_agent_rules.enabled: false`.
+    Disabled,
+}
+
+/// The form of a rule file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleFileFormat {
+    /// `.coding-agent-rules.yaml`.
+    Yaml,
+    /// `.coding-agent-rules.md`, `.github/AGENTS.md`.
+    Markdown,
+}
+
+/// `agentctx rules show --json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RulesReport {
+    /// The effective rules.
+    pub rules: RuleSet,
+    /// Where they came from.
+    pub source: RulesSource,
+    /// Problems found while loading (unknown keys, a broken file that was replaced).
+    pub warnings: Vec<String>,
+}
+
+/// What a decision is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionSubject {
+    /// A tool call.
+    Tool,
+    /// A file a file-operation tool would touch.
+    File,
+}
+
+/// Which rule decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionRule {
+    /// No rule restricts this (no allow list or include list, nothing denied).
+    NoRestriction,
+    /// Rules are disabled in the config.
+    RulesDisabled,
+    /// Matched an `allowed_tools` entry.
+    AllowedTools,
+    /// `allowed_tools` exists and nothing in it matches.
+    NotInAllowedTools,
+    /// Matched a `denied_tools` entry.
+    DeniedTools,
+    /// Matched a `file_patterns.include` pattern.
+    Include,
+    /// `file_patterns.include` exists and nothing in it matches.
+    NotIncluded,
+    /// Matched a `file_patterns.exclude` pattern.
+    Exclude,
+    /// The path is outside the project root.
+    OutsideRoot,
+    /// A symlink on the path cannot be resolved (loop, or dangling).
+    UnresolvableLink,
+    /// The rule file is broken and `on_error` is `deny_all`.
+    BrokenRuleFile,
+}
+
+/// One allow or deny, with everything needed to say why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuleDecision {
+    /// Tool or file.
+    pub subject: DecisionSubject,
+    /// The tool name or the path, as given.
+    pub item: String,
+    /// The verdict.
+    pub allowed: bool,
+    /// The rule that decided.
+    pub rule: DecisionRule,
+    /// The entry or pattern that matched, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+    /// Where that rule is written: `path:line`, `default_rules` or `on_error`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// For files reached through a symlink: the resolved path that was also decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolved: Option<String>,
+    /// One sentence for people and models.
+    pub message: String,
 }

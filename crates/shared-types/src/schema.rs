@@ -3,7 +3,7 @@
 use schemars::{Schema, schema_for};
 
 /// The names accepted by [`schema_named`], in the order `agentctx schema` lists them.
-pub const SCHEMA_NAMES: [&str; 8] = [
+pub const SCHEMA_NAMES: [&str; 10] = [
     "agents-config",
     "resolved-agents",
     "system-reminder-type",
@@ -12,6 +12,8 @@ pub const SCHEMA_NAMES: [&str; 8] = [
     "config",
     "session-state",
     "initial-bundle",
+    "rules-report",
+    "rule-decision",
 ];
 
 /// The JSON Schema of the type behind `name`, or `None` for an unknown name.
@@ -32,6 +34,8 @@ pub fn schema_named(name: &str) -> Option<Schema> {
         "config" => schema_for!(crate::Config),
         "session-state" => schema_for!(crate::SessionState),
         "initial-bundle" => schema_for!(crate::InitialBundle),
+        "rules-report" => schema_for!(crate::RulesReport),
+        "rule-decision" => schema_for!(crate::RuleDecision),
         _ => return None,
     };
     Some(schema)

@@ -35,6 +35,7 @@ pub fn prompt(
 ) -> anyhow::Result<Outcome> {
     let text = match which {
         PromptCommand::AgentsGuidance => agentctx_core::AGENTS_GUIDANCE,
+        PromptCommand::Rules => return crate::commands::rules::prompt(inv, out),
     };
     if inv.json {
         write_json(out, &serde_json::json!({ "text": text }))?;

@@ -1,0 +1,219 @@
+//! `agentctx rules ...` and `agentctx prompt rules`.
+
+use std::io::{BufRead, BufWriter, Write};
+use std::path::Path;
+
+use agentctx_rules::{Rules, lint};
+use agentctx_types::{RuleDecision, RulesReport};
+
+use crate::cli::{CheckArgs, RulesCommand};
+use crate::commands::{Invocation, Outcome, write_json};
+
+/// The project's rules, with problems logged. A broken rule file is a
+/// warning here (the rules fall back as configured); broken config
+/// `default_rules` are an error.
+pub fn load(inv: &Invocation) -> anyhow::Result<Rules> {
+    let root = agentctx_core::find_root(
+        &inv.cwd,
+        &agentctx_core::RootOptions::from_config(&inv.config.config.agents, inv.env.home()),
+    )?;
+    let rules = Rules::load(&root.root, &inv.config.config.project_agent_rules)?;
+    if let Some(error) = rules.error() {
+        tracing::warn!("rule file is broken, {}: {error}", fallback_words(&rules));
+    }
+    for warning in rules.warnings() {
+        tracing::warn!("{warning}");
+    }
+    Ok(rules)
+}
+
+fn fallback_words(rules: &Rules) -> &'static str {
+    match rules.source() {
+        agentctx_types::RulesSource::DenyAll { .. } => {
+            "denying every tool and file (on_error: deny_all)"
+        }
+        _ => "using default_rules (on_error: default_rules)",
+    }
+}
+
+pub fn run(
+    inv: &Invocation,
+    command: &RulesCommand,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    match command {
+        RulesCommand::Show => show(inv, out),
+        RulesCommand::CheckTool(args) => {
+            check(inv, args, out, |rules, item| rules.check_tool(item))
+        }
+        RulesCommand::CheckFile(args) => {
+            let rules = load(inv)?;
+            // At the root, the engine sees the path as typed, so its message
+            // quotes it; elsewhere, relative paths are taken against the cwd.
+            let at_root = std::fs::canonicalize(&inv.cwd).is_ok_and(|cwd| cwd == rules.root());
+            let mut checker = rules.file_checker();
+            let cwd = inv.cwd.clone();
+            let path_for = move |item: &str| {
+                if at_root {
+                    Path::new(item).to_path_buf()
+                } else {
+                    cwd.join(item)
+                }
+            };
+            check_with(
+                inv,
+                args,
+                out,
+                move |item| checker.check(&path_for(item)),
+                item_display,
+            )
+        }
+        RulesCommand::Lint => lint_command(inv, out),
+    }
+}
+
+fn item_display(decision: &mut RuleDecision, item: &str) {
+    decision.item = item.to_owned();
+}
+
+fn show(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let rules = load(inv)?;
+    let mut warnings: Vec<String> = rules.warnings().iter().map(ToString::to_string).collect();
+    if let Some(error) = rules.error() {
+        warnings.insert(
+            0,
+            format!("rule file is broken, {}: {error}", fallback_words(&rules)),
+        );
+    }
+    let report = RulesReport {
+        rules: rules.rule_set(),
+        source: rules.source().clone(),
+        warnings,
+    };
+    if inv.json {
+        write_json(out, &report)?;
+        return Ok(Outcome::Success);
+    }
+    let source = match &report.source {
+        agentctx_types::RulesSource::File { path, format } => {
+            format!("{} ({format:?})", path.display())
+                .replace("(Yaml)", "(yaml)")
+                .replace("(Markdown)", "(markdown)")
+        }
+        agentctx_types::RulesSource::DefaultRules => "default_rules from the config".to_owned(),
+        agentctx_types::RulesSource::DenyAll { path } => {
+            format!("deny all: {} is broken", path.display())
+        }
+        agentctx_types::RulesSource::Disabled => "disabled".to_owned(),
+    };
+    writeln!(out, "# source: {source}")?;
+    for warning in &report.warnings {
+        writeln!(out, "# warning: {warning}")?;
+    }
+    out.write_all(serde_saphyr::to_string(&report.rules)?.as_bytes())?;
+    Ok(Outcome::Success)
+}
+
+fn check(
+    inv: &Invocation,
+    args: &CheckArgs,
+    out: &mut dyn Write,
+    decide: impl Fn(&Rules, &str) -> RuleDecision,
+) -> anyhow::Result<Outcome> {
+    let rules = load(inv)?;
+    check_with(inv, args, out, |item| decide(&rules, item), |_, _| {})
+}
+
+/// Decides every item (arguments first, then stdin lines), printing as it
+/// goes so that a long `--stdin` run streams.
+fn check_with(
+    inv: &Invocation,
+    args: &CheckArgs,
+    out: &mut dyn Write,
+    mut decide: impl FnMut(&str) -> RuleDecision,
+    relabel: fn(&mut RuleDecision, &str),
+) -> anyhow::Result<Outcome> {
+    let mut out = BufWriter::with_capacity(64 * 1024, out);
+    let mut any_denied = false;
+    let mut json: Vec<RuleDecision> = Vec::new();
+    let mut handle = |item: &str, out: &mut BufWriter<&mut dyn Write>| -> anyhow::Result<()> {
+        let mut decision = decide(item);
+        relabel(&mut decision, item);
+        any_denied |= !decision.allowed;
+        if inv.json {
+            json.push(decision);
+        } else {
+            let verdict = if decision.allowed { "allow" } else { "deny" };
+            writeln!(out, "{verdict}\t{item}\t{}", decision.message)?;
+        }
+        Ok(())
+    };
+    for item in &args.items {
+        handle(item, &mut out)?;
+    }
+    if args.stdin {
+        let stdin = std::io::stdin();
+        for line in stdin.lock().lines() {
+            let line = line?;
+            let item = line.trim_end_matches('\r');
+            if !item.is_empty() {
+                handle(item, &mut out)?;
+            }
+        }
+    }
+    if inv.json {
+        write_json(&mut out, &json)?;
+    }
+    out.flush()?;
+    Ok(if any_denied {
+        Outcome::Negative
+    } else {
+        Outcome::Success
+    })
+}
+
+fn lint_command(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let root = agentctx_core::find_root(
+        &inv.cwd,
+        &agentctx_core::RootOptions::from_config(&inv.config.config.agents, inv.env.home()),
+    )?;
+    let report = lint(&root.root, &inv.config.config.project_agent_rules);
+    if inv.json {
+        let findings: Vec<serde_json::Value> = report
+            .findings
+            .iter()
+            .map(|f| serde_json::json!({"path": f.path, "line": f.line, "message": f.message}))
+            .collect();
+        write_json(
+            out,
+            &serde_json::json!({"file": report.file, "findings": findings}),
+        )?;
+    } else {
+        match &report.file {
+            None => writeln!(out, "no rule file at {}", root.root.display())?,
+            Some(file) if report.findings.is_empty() => writeln!(out, "{}: ok", file.display())?,
+            Some(_) => {
+                for finding in &report.findings {
+                    writeln!(out, "{finding}")?;
+                }
+            }
+        }
+    }
+    Ok(if report.findings.is_empty() {
+        Outcome::Success
+    } else {
+        Outcome::Negative
+    })
+}
+
+/// `agentctx prompt rules`.
+pub fn prompt(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let rules = load(inv)?;
+    let text = rules.prompt_extension().unwrap_or("").trim_end();
+    if inv.json {
+        write_json(out, &serde_json::json!({ "text": text }))?;
+    } else if !text.is_empty() {
+        writeln!(out, "{text}")?;
+    }
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,535 @@
+//! The rules in force for one project, and their decisions.
+
+use std::path::{Path, PathBuf};
+
+use agentctx_types::{
+    DecisionRule, DecisionSubject, ProjectAgentRulesConfig, RuleDecision, RuleSet, RulesSource,
+};
+
+use crate::doc::{Entry, RuleDoc, RuleWarning};
+use crate::error::RuleFileError;
+use crate::paths::{LinkScanner, OnDisk, normalize_lexically};
+use crate::patterns::PatternSet;
+use crate::tools::ToolList;
+
+/// The rules in force for a project root, compiled once. Build with
+/// [`Rules::load`]; decide with [`Rules::check_tool`] and
+/// [`Rules::check_file`] (or a [`FileChecker`] for many paths).
+#[derive(Debug)]
+pub struct Rules {
+    root: PathBuf,
+    /// `source` as text, formatted once: decisions cite it by the thousand.
+    source_label: Option<String>,
+    source: RulesSource,
+    doc: RuleDoc,
+    allowed: Option<ToolList>,
+    denied: ToolList,
+    include: Option<PatternSet>,
+    exclude: PatternSet,
+    warnings: Vec<RuleWarning>,
+    error: Option<RuleFileError>,
+}
+
+/// The config's `default_rules` hold an invalid glob. This is a config
+/// error (the config loader reports it like any other), not a rule-file one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("project_agent_rules.default_rules: invalid pattern `{pattern}`: {message}")]
+pub struct DefaultRulesError {
+    /// The pattern.
+    pub pattern: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl Rules {
+    /// Finds and loads the rule file for `root` (the first of
+    /// `config.rule_files` that exists). A broken file never fails the load:
+    /// it is kept in [`Rules::error`] and the rules become `default_rules`,
+    /// or deny everything under `on_error: deny_all`.
+    pub fn load(root: &Path, config: &ProjectAgentRulesConfig) -> Result<Self, DefaultRulesError> {
+        // Paths are judged against the real root: a root given with `..` or
+        // through a symlink would otherwise put every path "outside" it.
+        let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| normalize_lexically(root));
+        let root = real_root.as_path();
+        if !config.enabled {
+            return Ok(Self::build(
+                root,
+                RulesSource::Disabled,
+                RuleDoc::default(),
+                Vec::new(),
+                None,
+            )?
+            .0);
+        }
+        match crate::source::read_rule_file(root, &config.rule_files) {
+            None => Self::defaults(root, config, None),
+            Some(Err(error)) => Self::broken(root, config, error),
+            Some(Ok(parsed)) => {
+                let source = RulesSource::File {
+                    path: parsed.path.clone(),
+                    format: parsed.format,
+                };
+                let (rules, bad) = Self::build(root, source, parsed.doc, parsed.warnings, None)?;
+                match bad {
+                    None => Ok(rules),
+                    Some(bad) => Self::broken(
+                        root,
+                        config,
+                        RuleFileError {
+                            path: parsed.path,
+                            line: bad.entry.line,
+                            column: None,
+                            message: format!(
+                                "invalid pattern `{}`: {}",
+                                bad.entry.text, bad.message
+                            ),
+                        },
+                    ),
+                }
+            }
+        }
+    }
+
+    fn defaults(
+        root: &Path,
+        config: &ProjectAgentRulesConfig,
+        error: Option<RuleFileError>,
+    ) -> Result<Self, DefaultRulesError> {
+        let doc = RuleDoc::from_rule_set(&config.default_rules);
+        let (rules, bad) = Self::build(root, RulesSource::DefaultRules, doc, Vec::new(), error)?;
+        match bad {
+            None => Ok(rules),
+            Some(bad) => Err(DefaultRulesError {
+                pattern: bad.entry.text,
+                message: bad.message,
+            }),
+        }
+    }
+
+    fn broken(
+        root: &Path,
+        config: &ProjectAgentRulesConfig,
+        error: RuleFileError,
+    ) -> Result<Self, DefaultRulesError> {
+        match config.on_error {
+            agentctx_types::OnRuleError::DefaultRules => Self::defaults(root, config, Some(error)),
+            agentctx_types::OnRuleError::DenyAll => {
+                let source = RulesSource::DenyAll {
+                    path: error.path.clone(),
+                };
+                Ok(Self::build(root, source, RuleDoc::default(), Vec::new(), Some(error))?.0)
+            }
+        }
+    }
+
+    fn build(
+        root: &Path,
+        source: RulesSource,
+        doc: RuleDoc,
+        warnings: Vec<RuleWarning>,
+        error: Option<RuleFileError>,
+    ) -> Result<(Self, Option<crate::patterns::BadPattern>), DefaultRulesError> {
+        let include = doc
+            .include
+            .as_deref()
+            .map(|e| PatternSet::compile(e, false));
+        let exclude = PatternSet::compile(&doc.exclude, true);
+        let empty = || PatternSet::compile(&[], false);
+        let (include, exclude, bad) = match (include.transpose(), exclude) {
+            (Ok(include), Ok(exclude)) => (include, exclude, None),
+            (Err(bad), _) | (_, Err(bad)) => {
+                let none = empty().map_err(|b| DefaultRulesError {
+                    pattern: b.entry.text,
+                    message: b.message,
+                })?;
+                (None, none, Some(bad))
+            }
+        };
+        let source_label = match &source {
+            RulesSource::File { path, .. } => Some(path.display().to_string()),
+            RulesSource::DefaultRules => Some("default_rules".to_owned()),
+            RulesSource::DenyAll { path } => {
+                Some(format!("on_error: deny_all ({} is broken)", path.display()))
+            }
+            RulesSource::Disabled => None,
+        };
+        let rules = Self {
+            root: root.to_path_buf(),
+            source_label,
+            allowed: doc.allowed_tools.as_deref().map(ToolList::new),
+            denied: ToolList::new(&doc.denied_tools),
+            include,
+            exclude,
+            source,
+            doc,
+            warnings,
+            error,
+        };
+        Ok((rules, bad))
+    }
+
+    /// Where the rules came from.
+    pub fn source(&self) -> &RulesSource {
+        &self.source
+    }
+
+    /// The effective rule set.
+    pub fn rule_set(&self) -> RuleSet {
+        self.doc.to_rule_set()
+    }
+
+    /// The effective rules with the line of every entry.
+    pub fn doc(&self) -> &RuleDoc {
+        &self.doc
+    }
+
+    /// Problems that did not stop the rule file from applying (unknown keys).
+    pub fn warnings(&self) -> &[RuleWarning] {
+        &self.warnings
+    }
+
+    /// The rule file's error, when it was broken and replaced.
+    pub fn error(&self) -> Option<&RuleFileError> {
+        self.error.as_ref()
+    }
+
+    /// The prompt extension, if any.
+    pub fn prompt_extension(&self) -> Option<&str> {
+        self.doc.system_prompt_extension.as_deref()
+    }
+
+    /// The project root the rules apply to.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn deny_all_path(&self) -> Option<&Path> {
+        match &self.source {
+            RulesSource::DenyAll { path } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// Where an entry is written: `file:line`, `file`, or `default_rules`.
+    fn locate(&self, entry: Option<&Entry>) -> Option<String> {
+        let label = self.source_label.as_deref()?;
+        match (&self.source, entry.and_then(|e| e.line)) {
+            (RulesSource::File { .. }, Some(line)) => Some(format!("{label}:{line}")),
+            _ => Some(label.to_owned()),
+        }
+    }
+
+    /// Whether `tool` (`server/tool` for MCP tools, the bare name for
+    /// built-ins) may be called, and why.
+    pub fn check_tool(&self, tool: &str) -> RuleDecision {
+        let tool = tool.trim();
+        let decide = |allowed: bool, rule: DecisionRule, entry: Option<&Entry>, message: String| {
+            RuleDecision {
+                subject: DecisionSubject::Tool,
+                item: tool.to_owned(),
+                allowed,
+                rule,
+                entry: entry.map(|e| e.text.clone()),
+                source: self.locate(entry),
+                resolved: None,
+                message,
+            }
+        };
+        if matches!(self.source, RulesSource::Disabled) {
+            return decide(
+                true,
+                DecisionRule::RulesDisabled,
+                None,
+                format!("tool `{tool}` is allowed: project rules are disabled"),
+            );
+        }
+        if let Some(broken) = self.deny_all_path() {
+            return decide(
+                false,
+                DecisionRule::BrokenRuleFile,
+                None,
+                format!(
+                    "tool `{tool}` is denied: the rule file {} is broken and on_error is deny_all",
+                    broken.display()
+                ),
+            );
+        }
+        if let Some(entry) = self.denied.first_match(tool) {
+            let at = self.locate(Some(entry)).unwrap_or_default();
+            return decide(
+                false,
+                DecisionRule::DeniedTools,
+                Some(entry),
+                format!(
+                    "tool `{tool}` is denied by denied_tools entry `{}` ({at})",
+                    entry.text
+                ),
+            );
+        }
+        match &self.allowed {
+            Some(list) => match list.first_match(tool) {
+                Some(entry) => {
+                    let at = self.locate(Some(entry)).unwrap_or_default();
+                    decide(
+                        true,
+                        DecisionRule::AllowedTools,
+                        Some(entry),
+                        format!(
+                            "tool `{tool}` is allowed by allowed_tools entry `{}` ({at})",
+                            entry.text
+                        ),
+                    )
+                }
+                None => {
+                    let at = self.locate(None).unwrap_or_default();
+                    decide(
+                        false,
+                        DecisionRule::NotInAllowedTools,
+                        None,
+                        format!("tool `{tool}` is not in allowed_tools ({at})"),
+                    )
+                }
+            },
+            None => decide(
+                true,
+                DecisionRule::NoRestriction,
+                None,
+                format!("tool `{tool}` is allowed: no rule restricts it"),
+            ),
+        }
+    }
+
+    /// Whether a file-operation tool may touch `path` (absolute, or relative
+    /// to the root), and why. For many paths use [`Rules::file_checker`].
+    pub fn check_file(&self, path: &Path) -> RuleDecision {
+        self.file_checker().check(path)
+    }
+
+    /// A checker that remembers directories across calls, for many paths.
+    pub fn file_checker(&self) -> FileChecker<'_> {
+        FileChecker {
+            rules: self,
+            links: LinkScanner::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The allowed tools, for telling the model what it may use instead.
+    pub fn allowed_tool_entries(&self) -> Option<Vec<&str>> {
+        self.allowed
+            .as_ref()
+            .map(|l| l.entries().map(|e| e.text.as_str()).collect())
+    }
+
+    /// The include patterns, for telling the model where it may work.
+    pub fn include_entries(&self) -> Option<Vec<&str>> {
+        self.doc
+            .include
+            .as_ref()
+            .map(|l| l.iter().map(|e| e.text.as_str()).collect())
+    }
+}
+
+/// Decides many paths against one [`Rules`], statting each directory once.
+#[derive(Debug)]
+pub struct FileChecker<'r> {
+    rules: &'r Rules,
+    links: LinkScanner,
+    scratch: Vec<usize>,
+}
+
+impl FileChecker<'_> {
+    /// See [`Rules::check_file`].
+    pub fn check(&mut self, path: &Path) -> RuleDecision {
+        let rules = self.rules;
+        let item = path
+            .to_str()
+            .map_or_else(|| path.display().to_string(), str::to_owned);
+        let decide = |allowed: bool,
+                      rule: DecisionRule,
+                      entry: Option<&Entry>,
+                      resolved: Option<&Path>,
+                      message: String| RuleDecision {
+            subject: DecisionSubject::File,
+            item: item.clone(),
+            allowed,
+            rule,
+            entry: entry.map(|e| e.text.clone()),
+            source: rules.locate(entry),
+            resolved: resolved.map(|p| p.display().to_string()),
+            message,
+        };
+        if matches!(rules.source, RulesSource::Disabled) {
+            return decide(
+                true,
+                DecisionRule::RulesDisabled,
+                None,
+                None,
+                format!("`{item}` is allowed: project rules are disabled"),
+            );
+        }
+        if let Some(broken) = rules.deny_all_path() {
+            return decide(
+                false,
+                DecisionRule::BrokenRuleFile,
+                None,
+                None,
+                format!(
+                    "`{item}` is denied: the rule file {} is broken and on_error is deny_all",
+                    broken.display()
+                ),
+            );
+        }
+        let normalized;
+        let relative: &Path = if is_clean_relative(path) {
+            path
+        } else {
+            normalized = normalize_lexically(&rules.root.join(path));
+            match normalized.strip_prefix(&rules.root) {
+                Ok(relative) => relative,
+                Err(_) => {
+                    return decide(
+                        false,
+                        DecisionRule::OutsideRoot,
+                        None,
+                        None,
+                        format!(
+                            "`{item}` is denied: it is outside the project root {}",
+                            rules.root.display()
+                        ),
+                    );
+                }
+            }
+        };
+        let written = match_patterns(rules, relative, &mut self.scratch);
+        if !written.0 {
+            let (_, rule, entry) = written;
+            return decide(
+                false,
+                rule,
+                entry,
+                None,
+                deny_message(&item, rule, entry, None, rules),
+            );
+        }
+        match self.links.scan(&rules.root, relative) {
+            OnDisk::Plain => {
+                let (_, rule, entry) = written;
+                decide(
+                    true,
+                    rule,
+                    entry,
+                    None,
+                    allow_message(&item, rule, entry, rules),
+                )
+            }
+            OnDisk::Unresolvable => decide(
+                false,
+                DecisionRule::UnresolvableLink,
+                None,
+                None,
+                format!(
+                    "`{item}` is denied: a symlink on it cannot be resolved (dangling or a loop)"
+                ),
+            ),
+            OnDisk::Resolved(real) => {
+                let Ok(real_relative) = real.strip_prefix(&rules.root) else {
+                    return decide(
+                        false,
+                        DecisionRule::OutsideRoot,
+                        None,
+                        Some(&real),
+                        format!(
+                            "`{item}` is denied: it is a symlink to {}, outside the project root {}",
+                            real.display(),
+                            rules.root.display()
+                        ),
+                    );
+                };
+                let (allowed, rule, entry) =
+                    match_patterns(rules, real_relative, &mut self.scratch);
+                if allowed {
+                    let (_, rule, entry) = written;
+                    decide(
+                        true,
+                        rule,
+                        entry,
+                        Some(&real),
+                        allow_message(&item, rule, entry, rules),
+                    )
+                } else {
+                    decide(
+                        false,
+                        rule,
+                        entry,
+                        Some(&real),
+                        deny_message(&item, rule, entry, Some(&real), rules),
+                    )
+                }
+            }
+        }
+    }
+}
+
+/// A relative path with nothing to normalize: no `.` or `..` segment, no
+/// empty segment. Most paths a tool names are like this, and they skip the
+/// component-by-component rebuild.
+fn is_clean_relative(path: &Path) -> bool {
+    let Some(text) = path.to_str() else {
+        return false;
+    };
+    !text.is_empty()
+        && !text.starts_with('/')
+        && text
+            .split('/')
+            .all(|segment| !segment.is_empty() && segment != "." && segment != "..")
+}
+
+/// The verdict of the patterns alone on a root-relative path.
+fn match_patterns<'r>(
+    rules: &'r Rules,
+    relative: &Path,
+    scratch: &mut Vec<usize>,
+) -> (bool, DecisionRule, Option<&'r Entry>) {
+    if let Some(entry) = rules.exclude.first_match(relative, scratch) {
+        return (false, DecisionRule::Exclude, Some(entry));
+    }
+    match &rules.include {
+        Some(include) => match include.first_match(relative, scratch) {
+            Some(entry) => (true, DecisionRule::Include, Some(entry)),
+            None => (false, DecisionRule::NotIncluded, None),
+        },
+        None => (true, DecisionRule::NoRestriction, None),
+    }
+}
+
+fn deny_message(
+    item: &str,
+    rule: DecisionRule,
+    entry: Option<&Entry>,
+    real: Option<&Path>,
+    rules: &Rules,
+) -> String {
+    let via = real
+        .map(|r| format!(" (it resolves to {})", r.display()))
+        .unwrap_or_default();
+    let at = rules.locate(entry).unwrap_or_default();
+    match (rule, entry) {
+        (DecisionRule::Exclude, Some(e)) => format!(
+            "`{item}`{via} is denied by exclude pattern `{}` ({at})",
+            e.text
+        ),
+        _ => format!("`{item}`{via} is denied: it matches no include pattern ({at})"),
+    }
+}
+
+fn allow_message(item: &str, rule: DecisionRule, entry: Option<&Entry>, rules: &Rules) -> String {
+    match (rule, entry) {
+        (DecisionRule::Include, Some(e)) => format!(
+            "`{item}` is allowed by include pattern `{}` ({})",
+            e.text,
+            rules.locate(Some(e)).unwrap_or_default()
+        ),
+        _ => format!("`{item}` is allowed: no rule restricts it"),
+    }
+}

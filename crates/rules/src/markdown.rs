@@ -1,0 +1,202 @@
+//! `.coding-agent-rules.md` and `.github/AGENTS.md`: the whole document is
+//! the prompt extension; sections named `Allowed Tools`, `Denied Tools` and
+//! `File Patterns` also configure.
+
+use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
+
+use crate::doc::{Entry, RuleDoc};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Section {
+    AllowedTools,
+    DeniedTools,
+    FilePatterns,
+    Include,
+    Exclude,
+    Other,
+}
+
+fn level_number(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+fn classify(heading: &str, inside_file_patterns: bool) -> Section {
+    let name = heading
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    match name.as_str() {
+        "allowed tools" => Section::AllowedTools,
+        "denied tools" => Section::DeniedTools,
+        "file patterns" => Section::FilePatterns,
+        "include" if inside_file_patterns => Section::Include,
+        "exclude" if inside_file_patterns => Section::Exclude,
+        _ => Section::Other,
+    }
+}
+
+/// A list item's own text (without nested lists), in pieces, so that a code
+/// span can be told apart from the words around it.
+#[derive(Default)]
+struct ItemText {
+    pieces: Vec<(bool, String)>,
+    line: u64,
+}
+
+impl ItemText {
+    /// `include:`/`exclude:` prefix (if any) and the entry: the first code
+    /// span after the prefix when there is one (so `` `gh/x` — why `` gives
+    /// `gh/x`), else the text.
+    fn entry(&self) -> (Option<Section>, String) {
+        let full: String = self.pieces.iter().map(|(_, t)| t.as_str()).collect();
+        let trimmed = full.trim_start();
+        let lower = trimmed.to_ascii_lowercase();
+        let (prefix, skip) = if lower.starts_with("include:") {
+            (
+                Some(Section::Include),
+                full.len() - trimmed.len() + "include:".len(),
+            )
+        } else if lower.starts_with("exclude:") {
+            (
+                Some(Section::Exclude),
+                full.len() - trimmed.len() + "exclude:".len(),
+            )
+        } else {
+            (None, 0)
+        };
+        let mut offset = 0;
+        for (is_code, text) in &self.pieces {
+            if *is_code && offset >= skip {
+                return (prefix, text.trim().to_owned());
+            }
+            offset += text.len();
+        }
+        (prefix, full[skip.min(full.len())..].trim().to_owned())
+    }
+}
+
+/// Parses a Markdown rule file. Markdown cannot fail to parse.
+pub fn parse(text: &str) -> RuleDoc {
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_at = |offset: usize| -> u64 {
+        let index = line_starts.partition_point(|&start| start <= offset);
+        u64::try_from(index).unwrap_or(u64::MAX)
+    };
+
+    let mut doc = RuleDoc {
+        system_prompt_extension: Some(text.trim_end().to_owned()).filter(|t| !t.trim().is_empty()),
+        ..RuleDoc::default()
+    };
+    // Open headings: (level, section).
+    let mut headings: Vec<(u8, Section)> = Vec::new();
+    let mut heading_text: Option<(u8, String)> = None;
+    // Items being read, innermost last; `None` once a nested list started.
+    let mut items: Vec<Option<ItemText>> = Vec::new();
+
+    for (event, range) in Parser::new(text).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => {
+                heading_text = Some((level_number(level), String::new()));
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((level, name)) = heading_text.take() {
+                    headings.retain(|(l, _)| *l < level);
+                    let inside = headings.iter().any(|(_, s)| *s == Section::FilePatterns);
+                    let section = classify(&name, inside);
+                    // The heading alone makes the list present: an `Allowed
+                    // Tools` section with no items allows no tool, as an
+                    // empty YAML list does.
+                    match section {
+                        Section::AllowedTools => {
+                            doc.allowed_tools.get_or_insert_with(Vec::new);
+                        }
+                        Section::Include => {
+                            doc.include.get_or_insert_with(Vec::new);
+                        }
+                        _ => {}
+                    }
+                    headings.push((level, section));
+                }
+            }
+            Event::Start(Tag::Item) => items.push(Some(ItemText {
+                line: line_at(range.start),
+                ..ItemText::default()
+            })),
+            Event::Start(Tag::List(_)) => {
+                // A nested list ends the text of the item that holds it.
+                if let Some(open) = items.last_mut()
+                    && let Some(item) = open.take()
+                {
+                    add_entry(&mut doc, &headings, &item);
+                }
+            }
+            Event::End(TagEnd::Item) => {
+                if let Some(Some(item)) = items.pop() {
+                    add_entry(&mut doc, &headings, &item);
+                }
+            }
+            Event::Text(t) => push_text(&mut heading_text, &mut items, false, &t),
+            Event::Code(t) => push_text(&mut heading_text, &mut items, true, &t),
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some(Some(item)) = items.last_mut() {
+                    item.pieces.push((false, " ".to_owned()));
+                }
+            }
+            _ => {}
+        }
+    }
+    doc
+}
+
+fn push_text(
+    heading: &mut Option<(u8, String)>,
+    items: &mut [Option<ItemText>],
+    is_code: bool,
+    text: &str,
+) {
+    if let Some((_, name)) = heading.as_mut() {
+        name.push_str(text);
+    } else if let Some(Some(item)) = items.last_mut() {
+        item.pieces.push((is_code, text.to_owned()));
+    }
+}
+
+fn add_entry(doc: &mut RuleDoc, headings: &[(u8, Section)], item: &ItemText) {
+    let section = headings
+        .iter()
+        .rev()
+        .map(|(_, s)| *s)
+        .find(|s| *s != Section::Other);
+    let (prefix, text) = item.entry();
+    if text.is_empty() {
+        return;
+    }
+    let entry = Entry::new(&text, Some(item.line));
+    match (section, prefix) {
+        (Some(Section::AllowedTools), _) => {
+            doc.allowed_tools.get_or_insert_with(Vec::new).push(entry)
+        }
+        (Some(Section::DeniedTools), _) => doc.denied_tools.push(entry),
+        (
+            Some(Section::FilePatterns | Section::Include | Section::Exclude),
+            Some(Section::Include),
+        )
+        | (Some(Section::Include), None) => doc.include.get_or_insert_with(Vec::new).push(entry),
+        (
+            Some(Section::FilePatterns | Section::Include | Section::Exclude),
+            Some(Section::Exclude),
+        )
+        | (Some(Section::Exclude), None) => doc.exclude.push(entry),
+        _ => {}
+    }
+}

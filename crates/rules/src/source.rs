@@ -1,0 +1,70 @@
+//! Finding and reading the rule file.
+
+use std::path::Path;
+
+use agentctx_types::RuleFileFormat;
+
+use crate::doc::ParsedRuleFile;
+use crate::error::RuleFileError;
+
+/// The form a rule file is parsed as: YAML for `.yaml`/`.yml`, Markdown otherwise.
+pub fn format_of(path: &Path) -> RuleFileFormat {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(ext) if ext.eq_ignore_ascii_case("yaml") || ext.eq_ignore_ascii_case("yml") => {
+            RuleFileFormat::Yaml
+        }
+        _ => RuleFileFormat::Markdown,
+    }
+}
+
+/// The first of `candidates` (relative to `root`) that exists, parsed.
+/// `None` when none exists. A file that exists but cannot be read, is not
+/// UTF-8 or does not parse is an error: it is never skipped for the next
+/// candidate, because that would quietly apply rules the project did not
+/// choose.
+pub fn read_rule_file(
+    root: &Path,
+    candidates: &[String],
+) -> Option<Result<ParsedRuleFile, RuleFileError>> {
+    let path = candidates
+        .iter()
+        .map(|c| root.join(c))
+        .find(|p| std::fs::symlink_metadata(p).is_ok())?;
+    Some(parse_rule_file(&path))
+}
+
+/// Reads and parses one rule file.
+pub fn parse_rule_file(path: &Path) -> Result<ParsedRuleFile, RuleFileError> {
+    let fail = |message: String| RuleFileError {
+        path: path.to_path_buf(),
+        line: None,
+        column: None,
+        message,
+    };
+    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read it: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..offset]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1;
+        RuleFileError {
+            path: path.to_path_buf(),
+            line: u64::try_from(line).ok(),
+            column: None,
+            message: "not valid UTF-8".to_owned(),
+        }
+    })?;
+    let format = format_of(path);
+    let (doc, warnings) = match format {
+        RuleFileFormat::Yaml => crate::yaml::parse(path, &text)?,
+        RuleFileFormat::Markdown => (crate::markdown::parse(&text), Vec::new()),
+    };
+    Ok(ParsedRuleFile {
+        path: path.to_path_buf(),
+        format,
+        doc,
+        warnings,
+    })
+}

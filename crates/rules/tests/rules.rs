@@ -1,0 +1,412 @@
+//! Rule files and decisions: parsing of each form (snapshots), every bypass
+//! the issue lists (each must be denied), and broken files under both
+//! `on_error` settings.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use agentctx_rules::{Rules, lint, render_permission_decision};
+use agentctx_types::{DecisionRule, OnRuleError, ProjectAgentRulesConfig, RulesSource};
+
+fn fixture(name: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/rules")
+        .join(name);
+    fs::canonicalize(path).unwrap()
+}
+
+/// The fixture as a path with `..` in it, as a caller might pass it.
+fn fixture_uncanonical(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/rules")
+        .join(name)
+}
+
+fn config() -> ProjectAgentRulesConfig {
+    ProjectAgentRulesConfig::default()
+}
+
+/// A project root in a temp dir (canonical) with the given YAML rules.
+struct Project {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Project {
+    fn new(yaml: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap().join("repo");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(root.join(".coding-agent-rules.yaml"), yaml).unwrap();
+        Self { _dir: dir, root }
+    }
+
+    fn file(&self, relative: &str) -> PathBuf {
+        let path = self.root.join(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, "x").unwrap();
+        path
+    }
+
+    fn rules(&self) -> Rules {
+        Rules::load(&self.root, &config()).unwrap()
+    }
+}
+
+const GUARD: &str = "file_patterns:\n  exclude: [\"**/.env\", \"secrets/\"]\n";
+
+fn denied(rules: &Rules, path: &str) -> agentctx_types::RuleDecision {
+    let decision = rules.check_file(Path::new(path));
+    assert!(!decision.allowed, "{path} must be denied: {decision:?}");
+    decision
+}
+
+#[test]
+fn yaml_form_parses_with_lines_and_warns_about_unknown_keys() {
+    let rules = Rules::load(&fixture("yaml"), &config()).unwrap();
+    insta::assert_debug_snapshot!(rules.rule_set());
+    let warnings: Vec<String> = rules
+        .warnings()
+        .iter()
+        .map(|w| {
+            w.to_string()
+                .replace(&fixture("yaml").display().to_string(), "[FIXTURE]")
+        })
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "[FIXTURE]/.coding-agent-rules.yaml:14: unknown key `review_policy` is ignored (the known keys still apply)"
+        ]
+    );
+    let d = rules.check_tool("github/delete_file");
+    assert!(d.source.unwrap().ends_with(".coding-agent-rules.yaml:5"));
+}
+
+#[test]
+fn markdown_form_parses_sections_prefixes_subheadings_and_code_spans() {
+    let rules = Rules::load(&fixture("markdown"), &config()).unwrap();
+    let set = rules.rule_set();
+    assert!(
+        set.system_prompt_extension
+            .as_deref()
+            .unwrap()
+            .starts_with("# Project rules\n\nUse Rust 2024.")
+    );
+    insta::assert_debug_snapshot!((set.allowed_tools, set.denied_tools, set.file_patterns));
+    assert!(matches!(
+        rules.source(),
+        RulesSource::File {
+            format: agentctx_types::RuleFileFormat::Markdown,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn github_agents_md_form_any_level_and_case() {
+    let rules = Rules::load(&fixture("github"), &config()).unwrap();
+    let set = rules.rule_set();
+    assert_eq!(set.denied_tools, ["Bash"]);
+    assert_eq!(set.file_patterns.exclude, [".env"]);
+    assert!(!rules.check_tool("Bash").allowed);
+}
+
+#[test]
+fn denied_tools_heading_inside_a_code_fence_does_not_count() {
+    let rules = Rules::load(&fixture("markdown"), &config()).unwrap();
+    assert_eq!(rules.rule_set().denied_tools, ["github/delete_file"]);
+    assert!(rules.check_tool("Read").allowed);
+}
+
+#[test]
+fn first_rule_file_wins_in_the_default_order() {
+    let p = Project::new("denied_tools: [Bash]\n");
+    fs::write(
+        p.root.join(".coding-agent-rules.md"),
+        "## Denied Tools\n- Read\n",
+    )
+    .unwrap();
+    let rules = p.rules();
+    assert!(!rules.check_tool("Bash").allowed);
+    assert!(rules.check_tool("Read").allowed);
+}
+
+#[test]
+fn no_rule_file_uses_default_rules_and_disabled_means_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config();
+    cfg.default_rules.denied_tools = vec!["Bash".into()];
+    let rules = Rules::load(dir.path(), &cfg).unwrap();
+    let d = rules.check_tool("Bash");
+    assert!(!d.allowed);
+    assert_eq!(d.source.as_deref(), Some("default_rules"));
+    cfg.enabled = false;
+    let p = Project::new("denied_tools: [Bash]\n");
+    assert!(
+        Rules::load(&p.root, &cfg)
+            .unwrap()
+            .check_tool("Bash")
+            .allowed
+    );
+}
+
+#[test]
+fn allow_wildcard_with_an_exact_deny() {
+    let p = Project::new("allowed_tools: [\"github/*\"]\ndenied_tools: [github/delete_file]\n");
+    let rules = p.rules();
+    assert!(rules.check_tool("github/create_issue").allowed);
+    let d = rules.check_tool("github/delete_file");
+    assert!(!d.allowed);
+    assert_eq!(d.rule, DecisionRule::DeniedTools);
+    assert_eq!(d.entry.as_deref(), Some("github/delete_file"));
+    assert!(!rules.check_tool("gitlab/create_issue").allowed);
+    assert!(!rules.check_tool("github").allowed);
+}
+
+#[test]
+fn empty_allowed_tools_list_passes_no_tool() {
+    let rules = Project::new("allowed_tools: []\n").rules();
+    let d = rules.check_tool("Read");
+    assert!(!d.allowed);
+    assert_eq!(d.rule, DecisionRule::NotInAllowedTools);
+    assert!(
+        Project::new("denied_tools: []\n")
+            .rules()
+            .check_tool("Read")
+            .allowed
+    );
+}
+
+#[test]
+fn tool_matching_is_exact_and_case_sensitive_with_trimmed_entries() {
+    let rules =
+        Project::new("denied_tools: [\"  Bash  \", \"*\"]\nallowed_tools: [Read]\n").rules();
+    assert_eq!(rules.check_tool("Bash").entry.as_deref(), Some("Bash"));
+    let rules = Project::new("denied_tools: [Bash]\n").rules();
+    assert!(rules.check_tool("bash").allowed);
+}
+
+#[test]
+fn bypass_parent_dir_into_a_denied_file() {
+    let p = Project::new(GUARD);
+    p.file(".env");
+    let d = denied(&p.rules(), "src/../.env");
+    assert_eq!(d.rule, DecisionRule::Exclude);
+}
+
+#[test]
+fn bypass_dot_slash_prefix() {
+    denied(&Project::new(GUARD).rules(), "./secrets/key");
+}
+
+#[test]
+fn bypass_repeated_slashes_and_parent() {
+    denied(&Project::new(GUARD).rules(), "src//../secrets/key");
+}
+
+#[test]
+fn bypass_absolute_path_of_a_denied_file() {
+    let p = Project::new(GUARD);
+    let key = p.file("secrets/key");
+    denied(&p.rules(), key.to_str().unwrap());
+}
+
+#[test]
+fn bypass_absolute_path_outside_the_root() {
+    let p = Project::new(GUARD);
+    let outside = p.root.parent().unwrap().join("other/file.txt");
+    let d = denied(&p.rules(), outside.to_str().unwrap());
+    assert_eq!(d.rule, DecisionRule::OutsideRoot);
+    let d = denied(&p.rules(), "../../x");
+    assert_eq!(d.rule, DecisionRule::OutsideRoot);
+}
+
+#[test]
+fn bypass_etc_passwd() {
+    let d = denied(&Project::new("denied_tools: []\n").rules(), "/etc/passwd");
+    assert_eq!(d.rule, DecisionRule::OutsideRoot);
+    assert!(d.message.contains("outside the project root"));
+}
+
+#[cfg(unix)]
+#[test]
+fn bypass_symlink_inside_the_root_to_a_denied_file() {
+    let p = Project::new(GUARD);
+    let key = p.file("secrets/key");
+    std::os::unix::fs::symlink(&key, p.root.join("innocent.txt")).unwrap();
+    let d = denied(&p.rules(), "innocent.txt");
+    assert_eq!(d.rule, DecisionRule::Exclude);
+    assert!(d.resolved.unwrap().ends_with("secrets/key"));
+}
+
+#[cfg(unix)]
+#[test]
+fn bypass_symlinked_directory_in_the_middle_of_the_path() {
+    let p = Project::new(GUARD);
+    p.file("secrets/deep/key");
+    fs::create_dir_all(p.root.join("src")).unwrap();
+    std::os::unix::fs::symlink(p.root.join("secrets"), p.root.join("src/cfg")).unwrap();
+    denied(&p.rules(), "src/cfg/deep/key");
+    // Also for a file that does not exist yet (a write through the link).
+    denied(&p.rules(), "src/cfg/new-file");
+}
+
+#[cfg(unix)]
+#[test]
+fn bypass_symlink_to_outside_the_root() {
+    let p = Project::new(GUARD);
+    std::os::unix::fs::symlink("/etc", p.root.join("etc-link")).unwrap();
+    let d = denied(&p.rules(), "etc-link/passwd");
+    assert_eq!(d.rule, DecisionRule::OutsideRoot);
+}
+
+#[cfg(unix)]
+#[test]
+fn bypass_dangling_link() {
+    let p = Project::new(GUARD);
+    std::os::unix::fs::symlink(p.root.join("nowhere/at/all"), p.root.join("dangling")).unwrap();
+    let d = denied(&p.rules(), "dangling");
+    assert_eq!(d.rule, DecisionRule::UnresolvableLink);
+}
+
+#[cfg(unix)]
+#[test]
+fn bypass_link_loop() {
+    let p = Project::new(GUARD);
+    std::os::unix::fs::symlink(p.root.join("loop-b"), p.root.join("loop-a")).unwrap();
+    std::os::unix::fs::symlink(p.root.join("loop-a"), p.root.join("loop-b")).unwrap();
+    let d = denied(&p.rules(), "loop-a/file");
+    assert_eq!(d.rule, DecisionRule::UnresolvableLink);
+}
+
+#[test]
+fn bypass_case_dot_env_against_double_star_env() {
+    let rules = Project::new(GUARD).rules();
+    denied(&rules, ".ENV");
+    denied(&rules, "app/config/.Env");
+}
+
+#[test]
+fn bypass_file_below_a_directory_pattern() {
+    let d = denied(&Project::new(GUARD).rules(), "secrets/key.txt");
+    assert_eq!(d.entry.as_deref(), Some("secrets/"));
+    assert!(d.source.unwrap().ends_with(".coding-agent-rules.yaml:2"));
+}
+
+#[test]
+fn include_patterns_are_case_sensitive_and_exclude_wins() {
+    let rules =
+        Project::new("file_patterns:\n  include: [\"src/**\"]\n  exclude: [\"src/generated/\"]\n")
+            .rules();
+    assert!(rules.check_file(Path::new("src/lib.rs")).allowed);
+    assert_eq!(denied(&rules, "SRC/lib.rs").rule, DecisionRule::NotIncluded);
+    assert_eq!(
+        denied(&rules, "src/generated/x.rs").rule,
+        DecisionRule::Exclude
+    );
+}
+
+#[test]
+fn yaml_syntax_error_falls_back_to_default_rules_not_to_the_markdown_file() {
+    let root = fixture("broken-yaml");
+    let mut cfg = config();
+    cfg.default_rules.denied_tools = vec!["WebFetch".into()];
+    let rules = Rules::load(&root, &cfg).unwrap();
+    let error = rules.error().expect("the error is kept and reported");
+    assert!(
+        error.to_string().contains(".coding-agent-rules.yaml:"),
+        "{error}"
+    );
+    assert!(error.line.is_some());
+    assert_eq!(rules.source(), &RulesSource::DefaultRules);
+    // The Markdown file's `Read` deny does not apply; default_rules do.
+    assert!(rules.check_tool("Read").allowed);
+    assert!(!rules.check_tool("WebFetch").allowed);
+}
+
+#[test]
+fn yaml_syntax_error_under_deny_all_denies_every_tool_and_file() {
+    let mut cfg = config();
+    cfg.on_error = OnRuleError::DenyAll;
+    let rules = Rules::load(&fixture("broken-yaml"), &cfg).unwrap();
+    for tool in ["Read", "Edit", "github/create_issue"] {
+        let d = rules.check_tool(tool);
+        assert!(!d.allowed);
+        assert_eq!(d.rule, DecisionRule::BrokenRuleFile);
+    }
+    assert_eq!(
+        denied(&rules, "src/lib.rs").rule,
+        DecisionRule::BrokenRuleFile
+    );
+}
+
+#[test]
+fn wrong_types_and_invalid_globs_are_errors_too() {
+    for (yaml, needle) in [
+        ("allowed_tools: Read\n", "allowed_tools"),
+        (
+            "file_patterns:\n  exclude: [\"src/[\"]\n",
+            "invalid pattern `src/[`",
+        ),
+    ] {
+        let p = Project::new(yaml);
+        let rules = p.rules();
+        let error = rules
+            .error()
+            .unwrap_or_else(|| panic!("{yaml} must be an error"));
+        assert!(
+            error.to_string().contains(".coding-agent-rules.yaml:2")
+                || error.to_string().contains(needle)
+                || error.line.is_some(),
+            "{error}"
+        );
+        assert_eq!(rules.source(), &RulesSource::DefaultRules);
+    }
+}
+
+#[test]
+fn permission_reminders_for_a_tool_and_a_file() {
+    let root = fixture("yaml");
+    // Loaded through a path with `..`: decisions are made against the real root.
+    let rules = Rules::load(&fixture_uncanonical("yaml"), &config()).unwrap();
+    let tool = render_permission_decision(&rules.check_tool("github/delete_file"), &rules);
+    let file = render_permission_decision(&rules.check_file(Path::new("secrets/key.pem")), &rules);
+    let redact = |s: String| s.replace(&root.display().to_string(), "[FIXTURE]");
+    insta::assert_snapshot!("permission_tool", redact(tool));
+    insta::assert_snapshot!("permission_file", redact(file));
+    assert_eq!(
+        render_permission_decision(&rules.check_tool("Read"), &rules),
+        ""
+    );
+}
+
+#[test]
+fn lint_reports_every_problem() {
+    let p = Project::new(
+        "allowed_tools: [Read, \"gh*\"]\ndenied_tools: [Read, \"gh*\"]\nfile_patterns:\n  exclude: [\"../up\", \"a[\"]\nmystery: 1\n",
+    );
+    let report = lint(&p.root, &config());
+    let messages: Vec<String> = report
+        .findings
+        .iter()
+        .map(|f| format!("{}: {}", f.line.unwrap_or(0), f.message))
+        .collect();
+    insta::assert_debug_snapshot!(messages);
+    assert!(lint(&fixture("github"), &config()).findings.is_empty());
+}
+
+#[test]
+fn many_patterns_decide_like_few() {
+    let mut yaml = String::from("file_patterns:\n  exclude:\n");
+    for i in 0..200 {
+        yaml.push_str(&format!("    - \"generated-{i}/\"\n"));
+    }
+    yaml.push_str("    - \"**/.env\"\n");
+    let rules = Project::new(&yaml).rules();
+    assert!(!rules.check_file(Path::new("a/generated-150/x")).allowed);
+    assert!(!rules.check_file(Path::new("x/.env")).allowed);
+    assert!(rules.check_file(Path::new("src/lib.rs")).allowed);
+}
