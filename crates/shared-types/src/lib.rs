@@ -3,7 +3,8 @@
 //!
 //! These types are the single source of truth for their JSON Schemas
 //! (`agentctx schema NAME`, committed under `docs/schema/`). The crate does no
-//! I/O: it only describes data.
+//! I/O: it describes data, plus the one pattern language ([`PatternSet`])
+//! that rule files and the file list share.
 //!
 //! ```
 //! use agentctx_types::Config;
@@ -25,6 +26,7 @@ mod agents;
 mod cli;
 mod config;
 mod filelist;
+mod patterns;
 mod positive;
 mod reminder;
 mod rules;
@@ -40,6 +42,7 @@ pub use agents::{
 pub use cli::{ConfigEntry, ConfigOrigin};
 pub use config::Config;
 pub use filelist::{FileListConfig, FileListFormat, FileListPosition};
+pub use patterns::{BadPattern, PatternSet, expand_pattern};
 pub use positive::PositiveInt;
 pub use reminder::system_reminder;
 pub use rules::{
