@@ -47,6 +47,8 @@ pub enum Command {
     /// Session state shared by hook processes.
     #[command(subcommand)]
     Session(SessionCommand),
+    /// The project's file list for the initial context.
+    Files(FilesArgs),
     /// Project rules: the prompt extension, tool and file decisions.
     #[command(subcommand)]
     Rules(RulesCommand),
@@ -155,4 +157,50 @@ pub struct SchemaArgs {
     /// Which schema; without it, the names are listed.
     #[arg(value_parser = clap::builder::PossibleValuesParser::new(agentctx_types::SCHEMA_NAMES))]
     pub name: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct FilesArgs {
+    /// tree, flat or compact (default from file_list_context.format, or the rule file).
+    #[arg(long, value_parser = ["tree", "flat", "compact"])]
+    pub format: Option<String>,
+    /// Deepest level shown; the root's children are depth 1.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_depth: Option<u64>,
+    /// Entries shown at most (files, directories and grouped runs).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_files: Option<u64>,
+    /// Another exclude pattern (gitignore-like); repeatable.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+    /// List only matching files; repeatable.
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+    /// Drop the built-in exclude list.
+    #[arg(long)]
+    pub no_default_excludes: bool,
+    /// Sizes in bytes after file names.
+    #[arg(long)]
+    pub sizes: bool,
+    /// Modification dates (UTC) after file names.
+    #[arg(long)]
+    pub mtime: bool,
+    /// Follow symlinks (with loop detection).
+    #[arg(long)]
+    pub follow: bool,
+    /// Fit the listing into N tokens (lower depth, then fewer files, then compact).
+    #[arg(long, value_name = "N")]
+    pub token_budget: Option<usize>,
+    /// Tokenizer for --token-budget and the JSON token count.
+    #[arg(long, value_parser = ["o200k", "cl100k"], default_value = "o200k")]
+    pub tokenizer: String,
+    /// Do not group runs of numbered files.
+    #[arg(long)]
+    pub no_group: bool,
+    /// Leave `generated=` out of the header (byte-stable output).
+    #[arg(long)]
+    pub no_timestamp: bool,
+    /// Walking threads (0: one per core); the output does not depend on it.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
 }

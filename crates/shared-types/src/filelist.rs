@@ -78,3 +78,31 @@ pub enum FileListPosition {
     /// A prefix of the first user message.
     UserMessage,
 }
+
+/// `agentctx files --json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileListReport {
+    /// The name in the header: the root's directory name, or `owner/repo@ref`.
+    pub root: String,
+    /// The format used (a token budget may switch to `compact`).
+    pub format: FileListFormat,
+    /// `generated=` as written; `null` without a timestamp.
+    pub generated: Option<String>,
+    /// Files shown (a grouped run counts its files).
+    pub files_shown: u64,
+    /// Directories shown.
+    pub dirs_shown: u64,
+    /// Files after filters.
+    pub files_total: u64,
+    /// Directories after filters.
+    pub dirs_total: u64,
+    /// Whether anything was cut.
+    pub partial: bool,
+    /// Every reason it was cut.
+    pub partial_reasons: Vec<String>,
+    /// Tokens of `text` with the chosen tokenizer.
+    pub tokens: Option<u64>,
+    /// The `<project_files>` block.
+    pub text: String,
+}

@@ -41,7 +41,7 @@ pub use agents::{
 };
 pub use cli::{ConfigEntry, ConfigOrigin};
 pub use config::Config;
-pub use filelist::{FileListConfig, FileListFormat, FileListPosition};
+pub use filelist::{FileListConfig, FileListFormat, FileListPosition, FileListReport};
 pub use patterns::{BadPattern, PatternSet, expand_pattern};
 pub use positive::PositiveInt;
 pub use reminder::system_reminder;

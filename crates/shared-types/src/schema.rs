@@ -3,7 +3,7 @@
 use schemars::{Schema, schema_for};
 
 /// The names accepted by [`schema_named`], in the order `agentctx schema` lists them.
-pub const SCHEMA_NAMES: [&str; 10] = [
+pub const SCHEMA_NAMES: [&str; 11] = [
     "agents-config",
     "resolved-agents",
     "system-reminder-type",
@@ -14,6 +14,7 @@ pub const SCHEMA_NAMES: [&str; 10] = [
     "initial-bundle",
     "rules-report",
     "rule-decision",
+    "file-list-report",
 ];
 
 /// The JSON Schema of the type behind `name`, or `None` for an unknown name.
@@ -36,6 +37,7 @@ pub fn schema_named(name: &str) -> Option<Schema> {
         "initial-bundle" => schema_for!(crate::InitialBundle),
         "rules-report" => schema_for!(crate::RulesReport),
         "rule-decision" => schema_for!(crate::RuleDecision),
+        "file-list-report" => schema_for!(crate::FileListReport),
         _ => return None,
     };
     Some(schema)

@@ -2,6 +2,7 @@
 
 pub mod agents;
 pub mod config;
+pub mod files;
 pub mod rules;
 pub mod schema;
 pub mod text;

@@ -1,0 +1,113 @@
+//! `agentctx files`: the project's file list.
+
+use std::io::Write;
+use std::time::Duration;
+
+use agentctx_filelist::{FileList, FileListFormat, FileListOptions, Tokenizer, list_local};
+use agentctx_types::{FileListConfig, FileListOverrides, FileListReport};
+
+use crate::cli::FilesArgs;
+use crate::commands::{Invocation, Outcome, write_json};
+
+pub fn run(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let root = agentctx_core::find_root(
+        &inv.cwd,
+        &agentctx_core::RootOptions::from_config(&inv.config.config.agents, inv.env.home()),
+    )?;
+    let overrides = crate::commands::rules::load(inv)
+        .map(|rules| rules.rule_set().file_list)
+        .unwrap_or_default();
+    let options = options(inv, &inv.config.config.file_list_context, &overrides, args)?;
+    let list = list_local(&root.root, &options)?;
+    if inv.json {
+        write_json(out, &report(&list))?;
+    } else {
+        out.write_all(list.text.as_bytes())?;
+    }
+    Ok(Outcome::Success)
+}
+
+/// Config, then the rule file's `file_list` (patterns added, depth and
+/// format replaced), then flags.
+pub fn options(
+    inv: &Invocation,
+    config: &FileListConfig,
+    rule: &FileListOverrides,
+    args: &FilesArgs,
+) -> anyhow::Result<FileListOptions> {
+    let format = match args.format.as_deref() {
+        Some("flat") => FileListFormat::Flat,
+        Some("compact") => FileListFormat::Compact,
+        Some(_) => FileListFormat::Tree,
+        None => rule.format.unwrap_or(config.format),
+    };
+    let max_depth = args
+        .max_depth
+        .or(rule.max_depth.map(|d| d.get()))
+        .unwrap_or(config.max_depth.get());
+    let max_files = args.max_files.unwrap_or(config.max_files.get());
+    let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    let mut exclude = config.exclude_patterns.clone();
+    exclude.extend(rule.exclude_patterns.iter().cloned());
+    exclude.extend(args.exclude.iter().cloned());
+    let mut include = config.include_patterns.clone();
+    include.extend(rule.include_patterns.iter().cloned());
+    include.extend(args.include.iter().cloned());
+    Ok(FileListOptions {
+        format,
+        max_depth: to_usize(max_depth),
+        max_files: to_usize(max_files),
+        group: !args.no_group,
+        sizes: args.sizes || config.include_file_sizes,
+        mtimes: args.mtime || config.include_last_modified,
+        follow_links: args.follow,
+        timeout: Duration::from_secs(config.timeout_secs.get()),
+        threads: args.threads,
+        default_excludes: !args.no_default_excludes,
+        exclude,
+        include,
+        generated: generated_at(inv, args.no_timestamp)?,
+        token_budget: args.token_budget,
+        count_tokens: inv.json || args.token_budget.is_some(),
+        tokenizer: if args.tokenizer == "cl100k" {
+            Tokenizer::Cl100k
+        } else {
+            Tokenizer::O200k
+        },
+    })
+}
+
+/// `SOURCE_DATE_EPOCH` when set (reproducible builds' convention), else now.
+pub fn generated_at(inv: &Invocation, no_timestamp: bool) -> anyhow::Result<Option<i64>> {
+    if no_timestamp {
+        return Ok(None);
+    }
+    if let Some(text) = inv.env.get("SOURCE_DATE_EPOCH") {
+        let secs = text.trim().parse::<i64>().map_err(|_| {
+            anyhow::anyhow!("SOURCE_DATE_EPOCH must be whole seconds since the epoch, got {text:?}")
+        })?;
+        return Ok(Some(secs));
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+        .unwrap_or(0);
+    Ok(Some(now))
+}
+
+pub fn report(list: &FileList) -> FileListReport {
+    let n = |v: usize| v as u64;
+    FileListReport {
+        root: list.root.clone(),
+        format: list.format,
+        generated: list.generated.clone(),
+        files_shown: n(list.files_shown),
+        dirs_shown: n(list.dirs_shown),
+        files_total: n(list.files_total),
+        dirs_total: n(list.dirs_total),
+        partial: !list.partial_reasons.is_empty(),
+        partial_reasons: list.partial_reasons.clone(),
+        tokens: list.tokens.map(n),
+        text: list.text.clone(),
+    }
+}

@@ -1,0 +1,149 @@
+//! `agentctx files` through the binary: precedence of config, rule file and
+//! flags; JSON; timestamps; failure.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+mod common;
+
+use common::{TestEnv, run};
+
+fn project() -> TestEnv {
+    let t = TestEnv::new();
+    for file in [
+        ".git/HEAD",
+        "README.md",
+        "src/main.rs",
+        "src/deep/er/x.rs",
+        "docs/a.md",
+        "fixtures/large/blob.bin",
+    ] {
+        t.write(&format!("project/{file}"), "x\n");
+    }
+    t
+}
+
+#[test]
+fn rule_file_overrides_config_and_flags_override_both() {
+    let t = project();
+    t.write(
+        "project/.agentctx.yaml",
+        "file_list_context:\n  format: flat\n  max_depth: 1\n",
+    );
+    t.write(
+        "project/.coding-agent-rules.yaml",
+        "file_list:\n  exclude_patterns: [\"fixtures/large/\"]\n  max_depth: 4\n",
+    );
+    let (code, stdout, stderr) = run(t.cmd().args(["files", "--no-timestamp"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.starts_with("<project_files root=\"project\" format=\"flat\">\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("src/deep/er/x.rs"),
+        "rule file depth 4 wins over config 1:\n{stdout}"
+    );
+    assert!(
+        !stdout.contains("blob.bin"),
+        "rule file exclude applies:\n{stdout}"
+    );
+    let (_, stdout, _) = run(t.cmd().args([
+        "files",
+        "--no-timestamp",
+        "--format",
+        "tree",
+        "--max-depth",
+        "1",
+        "--exclude",
+        "docs",
+    ]));
+    assert!(stdout.contains("format=\"tree\""));
+    assert!(
+        !stdout.contains("docs") && !stdout.contains("x.rs"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn json_has_the_documented_fields_and_counts_tokens() {
+    let t = project();
+    let (code, stdout, _) = run(t.cmd().args(["files", "--json", "--no-timestamp"]));
+    assert_eq!(code, 0);
+    let report: agentctx_types::FileListReport = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report.root, "project");
+    assert_eq!(report.files_total, 5);
+    assert!(report.tokens.unwrap() > 10);
+    assert!(report.generated.is_none());
+    // src/deep/er/x.rs is at depth 4, below the default of 3.
+    assert!(report.partial);
+    assert_eq!(report.partial_reasons, ["max_depth 3"]);
+}
+
+#[test]
+fn source_date_epoch_makes_the_header_reproducible() {
+    let t = project();
+    let once = run(t
+        .cmd()
+        .args(["files"])
+        .env("SOURCE_DATE_EPOCH", "1795255200"))
+    .1;
+    let twice = run(t
+        .cmd()
+        .args(["files"])
+        .env("SOURCE_DATE_EPOCH", "1795255200"))
+    .1;
+    assert_eq!(once, twice);
+    assert!(
+        once.contains("generated=\"2026-11-21T10:00:00Z\""),
+        "{once}"
+    );
+    let (code, _, stderr) = run(t
+        .cmd()
+        .args(["files"])
+        .env("SOURCE_DATE_EPOCH", "yesterday"));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("SOURCE_DATE_EPOCH"), "{stderr}");
+}
+
+#[test]
+fn token_budget_is_met_and_reported() {
+    let t = project();
+    let (_, stdout, _) = run(t.cmd().args([
+        "files",
+        "--json",
+        "--no-timestamp",
+        "--token-budget",
+        "40",
+        "--tokenizer",
+        "cl100k",
+    ]));
+    let report: agentctx_types::FileListReport = serde_json::from_str(&stdout).unwrap();
+    assert!(
+        report.tokens.unwrap() <= 40
+            || report
+                .partial_reasons
+                .iter()
+                .any(|r| r.contains("cannot be met")),
+        "{report:?}"
+    );
+    assert!(
+        report
+            .partial_reasons
+            .iter()
+            .any(|r| r.starts_with("token budget 40")),
+        "{report:?}"
+    );
+}
+
+#[test]
+fn invalid_pattern_or_missing_root_is_exit_2() {
+    let t = project();
+    let (code, _, stderr) = run(t.cmd().args(["files", "--exclude", "a["]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("invalid exclude pattern `a[`"), "{stderr}");
+    let (code, _, stderr) = run(t
+        .cmd()
+        .args(["files"])
+        .env("CODELIA_AGENTS_ROOT", "/no/such/root"));
+    assert_eq!(code, 2, "{stderr}");
+}

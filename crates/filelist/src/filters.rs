@@ -1,0 +1,138 @@
+//! Which entries a listing keeps: default and user excludes, includes.
+
+use std::path::Path;
+
+use agentctx_types::PatternSet;
+
+use crate::error::FileListError;
+
+/// The spec's default excludes, with one deliberate change: `packages/` is
+/// not excluded (in JavaScript and TypeScript monorepos it holds the source;
+/// dependency `packages/` folders are normally gitignored anyway).
+pub const DEFAULT_EXCLUDES: [&str; 24] = [
+    ".git/",
+    ".svn/",
+    ".hg/",
+    "node_modules/",
+    "vendor/",
+    "dist/",
+    "build/",
+    "target/",
+    "out/",
+    "__pycache__/",
+    "*.pyc",
+    "*.pyo",
+    ".venv/",
+    "venv/",
+    "*.egg-info/",
+    ".idea/",
+    "*.iml",
+    ".DS_Store",
+    "Thumbs.db",
+    "*.log",
+    "*.tmp",
+    "*.temp",
+    ".cache/",
+    ".vscode/*",
+];
+
+/// `.vscode/` is excluded except the settings files a project shares.
+const VSCODE_KEEP: [&str; 4] = [
+    "**/.vscode/settings.json",
+    "**/.vscode/extensions.json",
+    "**/.vscode/launch.json",
+    "**/.vscode/tasks.json",
+];
+
+/// Compiled filters.
+#[derive(Clone, Debug)]
+pub struct Filters {
+    exclude: PatternSet,
+    keep: PatternSet,
+    include: Option<PatternSet>,
+}
+
+impl Filters {
+    /// `exclude` adds to the defaults unless `default_excludes` is false;
+    /// `include`, when non-empty, keeps only matching files. Excludes match
+    /// case-insensitively, includes case-sensitively, as in rule files.
+    pub fn new(
+        default_excludes: bool,
+        exclude: &[String],
+        include: &[String],
+    ) -> Result<Self, FileListError> {
+        let defaults: &[&str] = if default_excludes {
+            &DEFAULT_EXCLUDES
+        } else {
+            &[]
+        };
+        let all: Vec<&str> = defaults
+            .iter()
+            .copied()
+            .chain(exclude.iter().map(String::as_str))
+            .collect();
+        let exclude_set = PatternSet::compile(all.iter().copied(), true).map_err(|bad| {
+            FileListError::Pattern {
+                list: "exclude",
+                pattern: all
+                    .get(bad.index)
+                    .map(|p| (*p).to_owned())
+                    .unwrap_or_default(),
+                message: bad.message,
+            }
+        })?;
+        let keep_list: &[&str] = if default_excludes { &VSCODE_KEEP } else { &[] };
+        let keep = PatternSet::compile(keep_list.iter().copied(), true).map_err(|bad| {
+            FileListError::Pattern {
+                list: "exclude",
+                pattern: String::new(),
+                message: bad.message,
+            }
+        })?;
+        let include = if include.is_empty() {
+            None
+        } else {
+            Some(
+                PatternSet::compile(include.iter().map(String::as_str), false).map_err(|bad| {
+                    FileListError::Pattern {
+                        list: "include",
+                        pattern: include.get(bad.index).cloned().unwrap_or_default(),
+                        message: bad.message,
+                    }
+                })?,
+            )
+        };
+        Ok(Self {
+            exclude: exclude_set,
+            keep,
+            include,
+        })
+    }
+
+    /// Whether a path (root-relative) is excluded; directories that are
+    /// excluded are pruned by the walk. `.git` is never listed.
+    pub fn excludes(&self, relative: &Path, is_dir: bool) -> bool {
+        if relative.as_os_str().as_encoded_bytes().ends_with(b".git")
+            && relative.file_name().is_some_and(|n| n == ".git")
+        {
+            return true;
+        }
+        if !is_dir && self.keep.is_match(relative) {
+            return false;
+        }
+        self.exclude.is_match(relative)
+    }
+
+    /// Whether a file passes the include list.
+    pub fn includes(&self, relative: &Path) -> bool {
+        self.include
+            .as_ref()
+            .is_none_or(|set| set.is_match(relative))
+    }
+
+    /// Whether an include list is in force (directories then appear only on
+    /// the way to a kept file).
+    pub fn has_include(&self) -> bool {
+        self.include.is_some()
+    }
+}

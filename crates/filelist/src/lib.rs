@@ -1,0 +1,196 @@
+//! The project's file list for a coding agent's initial context: a
+//! gitignore-aware walk (or a listing from a hosting API), limits that keep
+//! every top-level entry visible, three renderings in few tokens, and a
+//! token budget met by search.
+//!
+//! ```
+//! use agentctx_filelist::{FileListOptions, list_local};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let root = tempfile::tempdir()?;
+//! std::fs::create_dir_all(root.path().join("src/bin"))?;
+//! std::fs::write(root.path().join("src/bin/main.rs"), "fn main() {}")?;
+//! std::fs::write(root.path().join("Cargo.toml"), "[package]")?;
+//! std::fs::create_dir_all(root.path().join("target/debug"))?;
+//! std::fs::write(root.path().join("target/debug/app"), "")?;
+//!
+//! let list = list_local(root.path(), &FileListOptions::default())?;
+//! let body: Vec<&str> = list.text.lines().skip(1).collect();
+//! assert_eq!(body, ["src/bin/", "  main.rs", "Cargo.toml", "(2 files, 2 directories shown)", "</project_files>"]);
+//! # Ok(())
+//! # }
+//! ```
+#![deny(missing_docs)]
+
+mod error;
+mod filters;
+mod listing;
+mod render;
+mod select;
+mod tokens;
+mod tree;
+mod walk;
+
+use std::path::Path;
+use std::time::Duration;
+
+pub use agentctx_types::FileListFormat;
+pub use error::FileListError;
+pub use filters::{DEFAULT_EXCLUDES, Filters};
+pub use listing::{Entry, Listing, SourceNote};
+pub use tokens::Tokenizer;
+
+/// Everything that shapes a listing. `Default` is the spec's defaults.
+#[derive(Clone, Debug)]
+pub struct FileListOptions {
+    /// Tree, flat or compact.
+    pub format: FileListFormat,
+    /// Deepest level shown; the root's children are depth 1.
+    pub max_depth: usize,
+    /// Entries shown at most (files, directories and grouped runs each count once).
+    pub max_files: usize,
+    /// Group runs of files that differ only by a number.
+    pub group: bool,
+    /// Show sizes in bytes.
+    pub sizes: bool,
+    /// Show modification dates (UTC).
+    pub mtimes: bool,
+    /// Follow symlinks while walking.
+    pub follow_links: bool,
+    /// Stop walking after this long.
+    pub timeout: Duration,
+    /// Walking threads: 0 picks from the available cores, 1 walks in the
+    /// calling thread. The output does not depend on it.
+    pub threads: usize,
+    /// Apply [`DEFAULT_EXCLUDES`].
+    pub default_excludes: bool,
+    /// More exclude patterns (gitignore-like, as in rule files).
+    pub exclude: Vec<String>,
+    /// When non-empty, only matching files (and the directories leading to them).
+    pub include: Vec<String>,
+    /// `generated=` in the header, seconds since the epoch; `None` leaves it out.
+    pub generated: Option<i64>,
+    /// Fit the listing into this many tokens.
+    pub token_budget: Option<usize>,
+    /// Count tokens (needed for a budget; costs loading the tokenizer).
+    pub count_tokens: bool,
+    /// Which tokenizer.
+    pub tokenizer: Tokenizer,
+}
+
+impl Default for FileListOptions {
+    fn default() -> Self {
+        Self {
+            format: FileListFormat::Tree,
+            max_depth: 3,
+            max_files: 500,
+            group: true,
+            sizes: false,
+            mtimes: false,
+            follow_links: false,
+            timeout: Duration::from_secs(30),
+            threads: 0,
+            default_excludes: true,
+            exclude: Vec::new(),
+            include: Vec::new(),
+            generated: None,
+            token_budget: None,
+            count_tokens: false,
+            tokenizer: Tokenizer::O200k,
+        }
+    }
+}
+
+/// A rendered file list and what it shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileList {
+    /// The `<project_files>` block.
+    pub text: String,
+    /// The name in the header.
+    pub root: String,
+    /// The format actually used (a budget may switch to compact).
+    pub format: FileListFormat,
+    /// `generated=` as written, if any.
+    pub generated: Option<String>,
+    /// Files shown (a grouped run counts its files).
+    pub files_shown: usize,
+    /// Directories shown.
+    pub dirs_shown: usize,
+    /// Files after filters.
+    pub files_total: usize,
+    /// Directories after filters.
+    pub dirs_total: usize,
+    /// Every reason the listing is incomplete; empty when complete.
+    pub partial_reasons: Vec<String>,
+    /// Tokens of `text`, when counted.
+    pub tokens: Option<usize>,
+    /// The depth actually used.
+    pub max_depth: usize,
+    /// The entry limit actually used.
+    pub max_files: usize,
+}
+
+/// Walks `root` and renders its file list.
+pub fn list_local(root: &Path, options: &FileListOptions) -> Result<FileList, FileListError> {
+    let filters = Filters::new(options.default_excludes, &options.exclude, &options.include)?;
+    let listing = walk::walk(
+        root,
+        &filters,
+        &walk::WalkOptions {
+            follow_links: options.follow_links,
+            sizes: options.sizes,
+            mtimes: options.mtimes,
+            timeout: options.timeout,
+            threads: options.threads,
+        },
+    )?;
+    render_listing(&listing, &filters, options)
+}
+
+/// Renders a listing from any source (the local walk, a hosting API).
+pub fn render_listing(
+    listing: &Listing,
+    filters: &Filters,
+    options: &FileListOptions,
+) -> Result<FileList, FileListError> {
+    let tree = tree::Tree::build(listing, filters);
+    let render_options = render::RenderOptions {
+        format: options.format,
+        max_depth: options.max_depth.max(1),
+        max_files: options.max_files.max(1),
+        group: options.group,
+        sizes: options.sizes,
+        mtimes: options.mtimes,
+        generated: options.generated,
+    };
+    let (rendered, tokens, used) = match options.token_budget {
+        Some(budget) => {
+            let (r, n, used) =
+                tokens::fit(listing, &tree, &render_options, budget, options.tokenizer)?;
+            (r, Some(n), used)
+        }
+        None => {
+            let r = render::render(listing, &tree, &render_options);
+            let n = if options.count_tokens {
+                Some(options.tokenizer.count(&r.text)?)
+            } else {
+                None
+            };
+            (r, n, render_options)
+        }
+    };
+    Ok(FileList {
+        text: rendered.text,
+        root: listing.root_name.clone(),
+        format: rendered.format,
+        generated: rendered.generated,
+        files_shown: rendered.files_shown,
+        dirs_shown: rendered.dirs_shown,
+        files_total: rendered.files_total,
+        dirs_total: rendered.dirs_total,
+        partial_reasons: rendered.partial_reasons,
+        tokens,
+        max_depth: used.max_depth,
+        max_files: used.max_files,
+    })
+}

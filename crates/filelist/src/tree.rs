@@ -1,0 +1,241 @@
+//! The listing as a sorted tree, with runs of numbered files grouped.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use crate::filters::Filters;
+use crate::listing::Listing;
+
+/// A node: the root, a directory or a file.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    pub is_dir: bool,
+    pub submodule: bool,
+    pub size: Option<u64>,
+    pub mtime: Option<i64>,
+    pub parent: usize,
+    /// Children in display order: directories first, then files, each by
+    /// name, byte-wise.
+    pub children: Vec<usize>,
+    /// Files and directories anywhere below.
+    pub files_below: usize,
+    pub dirs_below: usize,
+}
+
+impl Node {
+    fn new(name: String, is_dir: bool, parent: usize) -> Self {
+        Self {
+            name,
+            is_dir,
+            submodule: false,
+            size: None,
+            mtime: None,
+            parent,
+            children: Vec::new(),
+            files_below: 0,
+            dirs_below: 0,
+        }
+    }
+}
+
+/// What a directory shows: a node, or a run of numbered files as one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unit {
+    Node(usize),
+    Group(Vec<usize>),
+}
+
+/// The whole tree; node 0 is the root.
+#[derive(Clone, Debug)]
+pub struct Tree {
+    pub nodes: Vec<Node>,
+    pub files_total: usize,
+    pub dirs_total: usize,
+}
+
+pub const ROOT: usize = 0;
+
+impl Tree {
+    /// Builds the tree from a listing, applying the filters (a remote
+    /// listing is filtered here; the local walk has already pruned).
+    pub fn build(listing: &Listing, filters: &Filters) -> Self {
+        let mut tree = Self {
+            nodes: vec![Node::new(String::new(), true, ROOT)],
+            files_total: 0,
+            dirs_total: 0,
+        };
+        // Only directories are ever looked up (files have nothing below
+        // them), by their root-relative path; entries may come in any order
+        // and intermediate directories may be missing (remote listings).
+        let mut dirs: HashMap<String, usize> = HashMap::new();
+        dirs.insert(String::new(), ROOT);
+        for entry in &listing.entries {
+            if !listing.excludes_applied && excluded_or_below(filters, &entry.path, entry.is_dir) {
+                continue;
+            }
+            let path = entry.path.trim_matches('/');
+            if path.is_empty() {
+                continue;
+            }
+            if entry.is_dir {
+                // With an include list, directories appear only on the way to a kept file.
+                if filters.has_include() && !entry.submodule {
+                    continue;
+                }
+                let id = tree.ensure_dir(&mut dirs, path);
+                tree.nodes[id].submodule = entry.submodule;
+                continue;
+            }
+            if !filters.includes(Path::new(path)) {
+                continue;
+            }
+            let (parent_path, name) = path.rsplit_once('/').unwrap_or(("", path));
+            let parent = tree.ensure_dir(&mut dirs, parent_path);
+            let id = tree.nodes.len();
+            let mut node = Node::new(name.to_owned(), false, parent);
+            node.size = entry.size;
+            node.mtime = entry.mtime;
+            tree.nodes.push(node);
+            tree.nodes[parent].children.push(id);
+        }
+        tree.sort_and_count(ROOT);
+        tree.files_total = tree.nodes[ROOT].files_below;
+        tree.dirs_total = tree.nodes[ROOT].dirs_below;
+        tree
+    }
+
+    /// The node of directory `path`, created (with its parents) if needed.
+    /// Parents are always created before their children, so a child's id is
+    /// larger than its parent's.
+    fn ensure_dir(&mut self, dirs: &mut HashMap<String, usize>, path: &str) -> usize {
+        if let Some(&id) = dirs.get(path) {
+            return id;
+        }
+        let (parent_path, name) = path.rsplit_once('/').unwrap_or(("", path));
+        let parent = self.ensure_dir(dirs, parent_path);
+        let id = self.nodes.len();
+        self.nodes.push(Node::new(name.to_owned(), true, parent));
+        self.nodes[parent].children.push(id);
+        dirs.insert(path.to_owned(), id);
+        id
+    }
+
+    fn sort_and_count(&mut self, root: usize) {
+        // Iterative post-order: deep trees must not overflow the stack.
+        let mut order = Vec::with_capacity(self.nodes.len());
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            order.push(id);
+            stack.extend(self.nodes[id].children.iter().copied());
+        }
+        for &id in order.iter().rev() {
+            let mut children = std::mem::take(&mut self.nodes[id].children);
+            children.sort_by(|a, b| {
+                let (a, b) = (&self.nodes[*a], &self.nodes[*b]);
+                b.is_dir
+                    .cmp(&a.is_dir)
+                    .then_with(|| a.name.as_bytes().cmp(b.name.as_bytes()))
+            });
+            let (mut files, mut dirs) = (0, 0);
+            for &child in &children {
+                let c = &self.nodes[child];
+                if c.is_dir {
+                    dirs += 1 + c.dirs_below;
+                    files += c.files_below;
+                } else {
+                    files += 1;
+                }
+            }
+            let node = &mut self.nodes[id];
+            node.children = children;
+            node.files_below = files;
+            node.dirs_below = dirs;
+        }
+    }
+
+    /// The root-relative path of a node.
+    pub fn path_of(&self, id: usize) -> String {
+        let mut parts = Vec::new();
+        let mut current = id;
+        while current != ROOT {
+            parts.push(self.nodes[current].name.as_str());
+            current = self.nodes[current].parent;
+        }
+        parts.reverse();
+        parts.join("/")
+    }
+
+    /// A directory's units in display order; with `group`, runs of three or
+    /// more files that differ only by a number are one unit.
+    pub fn units(&self, dir: usize, group: bool) -> Vec<Unit> {
+        let children = &self.nodes[dir].children;
+        if !group {
+            return children.iter().map(|c| Unit::Node(*c)).collect();
+        }
+        let mut runs: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        for &child in children {
+            if let Some(key) = number_key(&self.nodes[child]) {
+                runs.entry(key).or_default().push(child);
+            }
+        }
+        let mut grouped: HashSet<usize> = HashSet::new();
+        let mut units = Vec::new();
+        for &child in children {
+            if grouped.contains(&child) {
+                continue;
+            }
+            let group_members = number_key(&self.nodes[child])
+                .and_then(|key| runs.get(&key))
+                .filter(|members| members.len() >= 3);
+            match group_members {
+                Some(members) => {
+                    let mut members = members.clone();
+                    members.sort_by_key(|m| number_value(&self.nodes[*m].name));
+                    grouped.extend(members.iter().copied());
+                    units.push(Unit::Group(members));
+                }
+                None => units.push(Unit::Node(child)),
+            }
+        }
+        units
+    }
+}
+
+/// Whether a path is excluded, itself or through an excluded ancestor.
+fn excluded_or_below(filters: &Filters, path: &str, is_dir: bool) -> bool {
+    let path = Path::new(path);
+    if filters.excludes(path, is_dir) {
+        return true;
+    }
+    path.ancestors()
+        .skip(1)
+        .filter(|a| !a.as_os_str().is_empty())
+        .any(|a| filters.excludes(a, true))
+}
+
+/// `(prefix, suffix)` around the last run of digits of a file name.
+fn number_key(node: &Node) -> Option<(String, String)> {
+    if node.is_dir {
+        return None;
+    }
+    let (start, end) = last_digits(&node.name)?;
+    Some((node.name[..start].to_owned(), node.name[end..].to_owned()))
+}
+
+fn number_value(name: &str) -> (u128, String) {
+    let value = last_digits(name)
+        .and_then(|(s, e)| name[s..e].parse::<u128>().ok())
+        .unwrap_or(0);
+    (value, name.to_owned())
+}
+
+fn last_digits(name: &str) -> Option<(usize, usize)> {
+    let bytes = name.as_bytes();
+    let end = bytes.iter().rposition(u8::is_ascii_digit)? + 1;
+    let start = bytes[..end]
+        .iter()
+        .rposition(|b| !b.is_ascii_digit())
+        .map_or(0, |p| p + 1);
+    Some((start, end))
+}

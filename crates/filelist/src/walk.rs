@@ -1,0 +1,267 @@
+//! The local source: a gitignore-aware walk of the project root.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use ignore::WalkBuilder;
+
+use crate::error::FileListError;
+use crate::filters::Filters;
+use crate::listing::{Entry, Listing, SourceNote};
+
+/// How to walk.
+#[derive(Clone, Debug)]
+pub struct WalkOptions {
+    /// Follow symlinks (with loop detection).
+    pub follow_links: bool,
+    /// Read each file's size.
+    pub sizes: bool,
+    /// Read each file's modification time.
+    pub mtimes: bool,
+    /// Stop after this long and list what was found.
+    pub timeout: Duration,
+    /// Walking threads; 0 picks from the available cores, 1 walks in this thread.
+    pub threads: usize,
+}
+
+/// Walks `root`: `.gitignore` files (also outside a git repository),
+/// `.ignore`, `.git/info/exclude` and the global git excludes are honoured;
+/// hidden files are listed unless excluded; excluded directories are never
+/// entered. Unreadable directories and non-UTF-8 names do not stop the walk.
+pub fn walk(
+    root: &Path,
+    filters: &Filters,
+    options: &WalkOptions,
+) -> Result<Listing, FileListError> {
+    std::fs::read_dir(root).map_err(|source| FileListError::Root {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    let root_name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| root.display().to_string());
+    let mut listing = Listing {
+        root_name,
+        excludes_applied: true,
+        ..Listing::default()
+    };
+    let prune_root = root.to_path_buf();
+    let prune_filters = filters.clone();
+    let root_len = root.as_os_str().len();
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .ignore(true)
+        .git_ignore(true)
+        .git_global(true)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(options.follow_links)
+        .threads(options.threads)
+        .filter_entry(move |entry| {
+            if entry.depth() == 0 {
+                return true;
+            }
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            match relative_str(entry.path(), root_len) {
+                Some(relative) => !prune_filters.excludes(Path::new(relative), is_dir),
+                None => match entry.path().strip_prefix(&prune_root) {
+                    Ok(relative) => !prune_filters.excludes(relative, is_dir),
+                    Err(_) => true,
+                },
+            }
+        });
+
+    let started = Instant::now();
+    let collected = Collected::default();
+    let context = Context {
+        root,
+        root_len,
+        options,
+        started,
+    };
+    if options.threads == 1 {
+        let mut batch = Batch::default();
+        for (count, result) in builder.build().enumerate() {
+            if count % 1024 == 1023 && started.elapsed() > options.timeout {
+                batch.timed_out = true;
+                break;
+            }
+            context.take(result, &mut batch);
+        }
+        collected.absorb(batch);
+    } else {
+        builder.build_parallel().run(|| {
+            let mut visitor = Visitor {
+                batch: Batch::default(),
+                collected: &collected,
+                context: &context,
+                seen: 0,
+            };
+            Box::new(move |result| visitor.visit(result))
+        });
+    }
+    let mut all = collected.into_batch();
+    if all.timed_out {
+        listing.notes.push(SourceNote::Timeout {
+            secs: options.timeout.as_secs(),
+        });
+    }
+    listing.entries = std::mem::take(&mut all.entries);
+    listing.non_utf8_names = all.non_utf8;
+    let mut unreadable = all.unreadable;
+    if !unreadable.is_empty() {
+        unreadable.sort();
+        unreadable.dedup();
+        listing
+            .notes
+            .push(SourceNote::Unreadable { paths: unreadable });
+    }
+    Ok(listing)
+}
+
+/// What one walking thread found.
+#[derive(Default)]
+struct Batch {
+    entries: Vec<Entry>,
+    unreadable: Vec<String>,
+    non_utf8: usize,
+    timed_out: bool,
+}
+
+/// The batches of every thread, merged when each thread's visitor is dropped.
+#[derive(Default)]
+struct Collected(std::sync::Mutex<Batch>);
+
+impl Collected {
+    fn absorb(&self, mut batch: Batch) {
+        // A poisoned lock only means another walking thread panicked; its
+        // entries are lost either way, so keep what this one found.
+        let mut all = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        all.entries.append(&mut batch.entries);
+        all.unreadable.append(&mut batch.unreadable);
+        all.non_utf8 += batch.non_utf8;
+        all.timed_out |= batch.timed_out;
+    }
+
+    fn into_batch(self) -> Batch {
+        self.0
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+struct Context<'a> {
+    root: &'a Path,
+    root_len: usize,
+    options: &'a WalkOptions,
+    started: Instant,
+}
+
+impl Context<'_> {
+    fn take(&self, result: Result<ignore::DirEntry, ignore::Error>, batch: &mut Batch) {
+        let entry = match result {
+            Ok(entry) => entry,
+            Err(error) => {
+                batch.unreadable.push(error_path(self.root, &error));
+                return;
+            }
+        };
+        if entry.depth() == 0 {
+            return;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        let path = match relative_str(entry.path(), self.root_len) {
+            Some(text) => text.to_owned(),
+            None => {
+                batch.non_utf8 += 1;
+                let relative = entry.path().strip_prefix(self.root).unwrap_or(entry.path());
+                relative.to_string_lossy().into_owned()
+            }
+        };
+        let mut item = if is_dir {
+            Entry::dir(path)
+        } else {
+            Entry::file(path)
+        };
+        let options = self.options;
+        if !is_dir
+            && (options.sizes || options.mtimes)
+            && let Ok(meta) = entry.metadata()
+        {
+            item.size = options.sizes.then_some(meta.len());
+            item.mtime = options
+                .mtimes
+                .then(|| meta.modified().ok())
+                .flatten()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .and_then(|d| i64::try_from(d.as_secs()).ok());
+        }
+        batch.entries.push(item);
+    }
+}
+
+struct Visitor<'a> {
+    batch: Batch,
+    collected: &'a Collected,
+    context: &'a Context<'a>,
+    seen: usize,
+}
+
+impl Visitor<'_> {
+    fn visit(&mut self, result: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
+        self.seen += 1;
+        if self.seen.is_multiple_of(1024)
+            && self.context.started.elapsed() > self.context.options.timeout
+        {
+            self.batch.timed_out = true;
+            return ignore::WalkState::Quit;
+        }
+        self.context.take(result, &mut self.batch);
+        ignore::WalkState::Continue
+    }
+}
+
+impl Drop for Visitor<'_> {
+    fn drop(&mut self) {
+        self.collected.absorb(std::mem::take(&mut self.batch));
+    }
+}
+
+/// The part of `path` after the root and its separator, when the whole path
+/// is UTF-8: a slice, where `strip_prefix` would parse every component.
+fn relative_str(path: &Path, root_len: usize) -> Option<&str> {
+    let text = path.to_str()?;
+    let rest = text.get(root_len..)?;
+    Some(rest.strip_prefix('/').unwrap_or(rest))
+}
+
+fn error_path(root: &Path, error: &ignore::Error) -> String {
+    let mut current = error;
+    loop {
+        match current {
+            ignore::Error::WithPath { path, .. } => {
+                return path
+                    .strip_prefix(root)
+                    .unwrap_or(path)
+                    .to_string_lossy()
+                    .into_owned();
+            }
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                current = err
+            }
+            ignore::Error::Loop { child, .. } => {
+                return child
+                    .strip_prefix(root)
+                    .unwrap_or(child)
+                    .to_string_lossy()
+                    .into_owned();
+            }
+            other => return other.to_string(),
+        }
+    }
+}
