@@ -57,6 +57,9 @@ pub enum Command {
     /// Print instructions meant for the model.
     #[command(subcommand)]
     Prompt(PromptCommand),
+    /// AgentMem: sub-agent outputs saved as Markdown.
+    #[command(subcommand)]
+    Mem(MemCommand),
     /// Print the effective config (defaults, files, environment, flags merged).
     Config(ConfigArgs),
     /// Print a JSON Schema generated from agentctx's types.
@@ -203,4 +206,18 @@ pub struct FilesArgs {
     /// Walking threads (0: one per core); the output does not depend on it.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MemCommand {
+    /// Capture a finished sub-agent's output (Claude Code/Codex hook JSON on
+    /// stdin, or Codex notify's JSON argument). Always exits 0, prints nothing.
+    Capture(CaptureArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    /// Codex `notify` payload; without it, a hook's JSON is read from stdin.
+    #[arg(value_name = "JSON")]
+    pub payload: Option<String>,
 }

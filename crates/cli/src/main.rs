@@ -12,7 +12,9 @@ use anyhow::Context as _;
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::{AgentsCommand, Cli, Command, GlobalArgs, PromptCommand, SessionCommand};
+use crate::cli::{
+    AgentsCommand, Cli, Command, GlobalArgs, MemCommand, PromptCommand, SessionCommand,
+};
 use crate::commands::{Invocation, Outcome};
 use crate::config::{ConfigRequest, Environment};
 
@@ -42,12 +44,27 @@ fn main() -> ExitCode {
 fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let cwd = working_directory(cli.global.cwd.as_deref())?;
     let config_file = cli.global.config.as_ref().map(|f| cwd.join(f));
-    let config = config::load(&ConfigRequest {
+    let loaded = config::load(&ConfigRequest {
         cwd: &cwd,
         config_file: config_file.as_deref(),
         sets: &cli.global.set,
         env: &env,
-    })?;
+    });
+    let config = match (loaded, &cli.command) {
+        (Ok(config), _) => config,
+        // A hook must never break the agent: capture runs on defaults and
+        // logs the problem instead of exiting 2.
+        (Err(error), Command::Mem(MemCommand::Capture(_))) => {
+            let debug = commands::mem::debug_requested(&Default::default(), &env);
+            commands::mem::log_line(
+                &env,
+                &format!("config error, using defaults: {error}"),
+                debug,
+            );
+            config::LoadedConfig::defaults()
+        }
+        (Err(error), _) => return Err(error.into()),
+    };
     for file in &config.files {
         tracing::debug!("config read from {file}");
     }
@@ -63,6 +80,7 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         Command::Agents(AgentsCommand::Resolve(args)) => commands::agents::resolve(&inv, args, out),
         Command::Session(SessionCommand::Resume(args)) => commands::agents::resume(&inv, args, out),
         Command::Files(args) => commands::files::run(&inv, args, out),
+        Command::Mem(MemCommand::Capture(args)) => commands::mem::capture(&inv, args, out),
         Command::Rules(command) => commands::rules::run(&inv, command, out),
         Command::Trim(args) => commands::text::trim(&inv, args, out),
         Command::Prompt(PromptCommand::Rules) => commands::rules::prompt(&inv, out),

@@ -26,6 +26,7 @@ mod agents;
 mod cli;
 mod config;
 mod filelist;
+mod hooks;
 mod patterns;
 mod positive;
 mod reminder;
@@ -42,6 +43,7 @@ pub use agents::{
 pub use cli::{ConfigEntry, ConfigOrigin};
 pub use config::Config;
 pub use filelist::{FileListConfig, FileListFormat, FileListPosition, FileListReport};
+pub use hooks::{CodexNotify, HookInput};
 pub use patterns::{BadPattern, PatternSet, expand_pattern};
 pub use positive::PositiveInt;
 pub use reminder::system_reminder;

@@ -3,7 +3,7 @@
 use schemars::{Schema, schema_for};
 
 /// The names accepted by [`schema_named`], in the order `agentctx schema` lists them.
-pub const SCHEMA_NAMES: [&str; 11] = [
+pub const SCHEMA_NAMES: [&str; 13] = [
     "agents-config",
     "resolved-agents",
     "system-reminder-type",
@@ -15,6 +15,8 @@ pub const SCHEMA_NAMES: [&str; 11] = [
     "rules-report",
     "rule-decision",
     "file-list-report",
+    "hook-input",
+    "codex-notify",
 ];
 
 /// The JSON Schema of the type behind `name`, or `None` for an unknown name.
@@ -38,6 +40,8 @@ pub fn schema_named(name: &str) -> Option<Schema> {
         "rules-report" => schema_for!(crate::RulesReport),
         "rule-decision" => schema_for!(crate::RuleDecision),
         "file-list-report" => schema_for!(crate::FileListReport),
+        "hook-input" => schema_for!(crate::HookInput),
+        "codex-notify" => schema_for!(crate::CodexNotify),
         _ => return None,
     };
     Some(schema)

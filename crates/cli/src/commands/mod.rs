@@ -3,6 +3,7 @@
 pub mod agents;
 pub mod config;
 pub mod files;
+pub mod mem;
 pub mod rules;
 pub mod schema;
 pub mod text;

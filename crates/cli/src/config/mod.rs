@@ -50,6 +50,16 @@ pub struct LoadedConfig {
 }
 
 impl LoadedConfig {
+    /// Built-in defaults only, for commands that must run even when the
+    /// config is broken (`mem capture` must never disturb the agent).
+    pub fn defaults() -> Self {
+        Self {
+            config: Config::default(),
+            origins: BTreeMap::new(),
+            files: Vec::new(),
+        }
+    }
+
     /// Every effective value with its origin, in the order `agentctx config` prints keys.
     pub fn entries(&self) -> Vec<ConfigEntry> {
         let tree = serde_json::to_value(&self.config).unwrap_or(Value::Null);

@@ -1,0 +1,429 @@
+//! One capture: from a hook's input to a file in the memory folder.
+
+use std::collections::BTreeMap;
+use std::fs::OpenOptions;
+use std::io::{BufRead, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentctx_types::{CodexNotify, HookInput};
+use sha2::{Digest, Sha256};
+
+use crate::completion::{category_of, find_completion};
+use crate::extract::{Extracted, Found, claude, codex, find_rollout};
+use crate::format::{CaptureDoc, kebab, safe_name};
+use crate::redact::redact;
+
+/// What started the capture.
+#[derive(Clone, Debug)]
+pub enum Trigger {
+    /// A hook's stdin (Claude Code `SubagentStop`/`Stop`, Codex `SubagentStop`).
+    Hook(HookInput),
+    /// Codex `notify`'s argument.
+    CodexNotify(CodexNotify),
+}
+
+/// Where and how to capture.
+#[derive(Clone, Debug)]
+pub struct CaptureSettings {
+    /// The memory folder.
+    pub root: PathBuf,
+    /// Codex's sessions folder (for `notify`).
+    pub codex_sessions: PathBuf,
+    /// Re-reads of a transcript whose result is not flushed yet.
+    pub retries: u32,
+    /// Wait between re-reads.
+    pub retry_delay: Duration,
+    /// Mask secrets.
+    pub redact: bool,
+    /// The capture time, in the zone to write it in.
+    pub now: jiff::Zoned,
+}
+
+/// How a capture attempt ended (errors aside).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CaptureOutcome {
+    /// A new file.
+    Captured {
+        /// The file.
+        path: PathBuf,
+        /// Its category.
+        category: String,
+        /// The agent type in its name.
+        agent_type: String,
+    },
+    /// This run was captured before; nothing was written.
+    Duplicate {
+        /// The dedupe key.
+        key: String,
+    },
+    /// Nothing to capture, and why.
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A capture that failed; the CLI logs it and still exits 0.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    /// A file or folder could not be used.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CaptureError + '_ {
+    move |source| CaptureError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Which agent and hook the trigger came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// `claude` or `codex`.
+    pub source_app: &'static str,
+    /// `claude-hook`, `codex-notify` or `codex-hook`.
+    pub source: &'static str,
+    /// The session (thread) id.
+    pub session_id: Option<String>,
+    /// The hook event (`SubagentStop`, `agent-turn-complete`, ...).
+    pub event: Option<String>,
+}
+
+impl Trigger {
+    /// Where it came from, from the input alone.
+    pub fn origin(&self) -> Origin {
+        match self {
+            Self::CodexNotify(n) => Origin {
+                source_app: "codex",
+                source: "codex-notify",
+                session_id: n.thread_id.clone(),
+                event: n.kind.clone(),
+            },
+            Self::Hook(h) => {
+                // Codex names its transcripts `rollout-*.jsonl`.
+                let codex = h.transcript_path.as_deref().is_some_and(|p| {
+                    Path::new(p)
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("rollout-"))
+                });
+                Origin {
+                    source_app: if codex { "codex" } else { "claude" },
+                    source: if codex { "codex-hook" } else { "claude-hook" },
+                    session_id: h.session_id.clone(),
+                    event: h.hook_event_name.clone(),
+                }
+            }
+        }
+    }
+}
+
+/// Expands a leading `~` against `home`.
+pub fn expand_home(path: &str, home: Option<&Path>) -> PathBuf {
+    match (path.strip_prefix("~/"), home) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ if path == "~" => home.map_or_else(|| PathBuf::from(path), Path::to_path_buf),
+        _ => PathBuf::from(path),
+    }
+}
+
+/// Captures the sub-agent output the trigger points at. `home` expands `~`.
+pub fn capture(
+    trigger: &Trigger,
+    settings: &CaptureSettings,
+    home: Option<&Path>,
+) -> Result<CaptureOutcome, CaptureError> {
+    let origin = trigger.origin();
+    let (extracted, transcript, cwd, key_hint) = match find(trigger, settings, home)? {
+        Some(found) => found,
+        None => {
+            return Ok(CaptureOutcome::Skipped {
+                reason: "no sub-agent output found in the transcript or the hook input".to_owned(),
+            });
+        }
+    };
+    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mask = |text: &str, counts: &mut BTreeMap<&'static str, usize>| {
+        if settings.redact {
+            redact(text, counts)
+        } else {
+            text.to_owned()
+        }
+    };
+    let output = mask(&extracted.output, &mut counts);
+    let completion = find_completion(&extracted.output);
+    let completion_text = completion
+        .as_ref()
+        .map(|c| c.text.clone())
+        .unwrap_or_else(|| first_line(&extracted.output));
+    let agent_type = completion
+        .and_then(|c| c.agent)
+        .or_else(|| extracted.subagent_type.clone())
+        .map(|t| t.to_ascii_lowercase());
+    let executor = agent_type
+        .clone()
+        .unwrap_or_else(|| origin.source.to_owned());
+    let category = category_of(agent_type.as_deref().unwrap_or("")).to_owned();
+    let completion_text = mask(&completion_text, &mut counts);
+
+    let key = key_hint.unwrap_or_else(|| {
+        let digest = Sha256::digest(extracted.output.as_bytes());
+        format!("sha256:{}", hex(&digest[..16]))
+    });
+    let timestamp = zoned_stamp(&settings.now);
+    let description_part = match kebab(&completion_text) {
+        d if d.is_empty() => {
+            let digest = Sha256::digest(extracted.output.as_bytes());
+            hex(&digest[..4])
+        }
+        d => d,
+    };
+    let type_part = safe_name(&executor);
+    let stem = format!(
+        "{}_AGENT-{type_part}_{category}_{description_part}",
+        settings.now.strftime("%Y-%m-%d-%H%M%S")
+    );
+    let dir = settings
+        .root
+        .join(&category)
+        .join(settings.now.strftime("%Y-%m").to_string());
+    let doc = CaptureDoc {
+        category: category.clone(),
+        agent_type: executor.clone(),
+        executor,
+        completion: completion_text,
+        output,
+        transcript_path: transcript.display().to_string(),
+        timestamp,
+        description: extracted
+            .description
+            .as_deref()
+            .map(|d| mask(d, &mut counts)),
+        subagent_type: extracted.subagent_type.clone(),
+        call_id: extracted.call_id.clone().or(extracted.tool_use_id.clone()),
+        session_id: origin.session_id.clone(),
+        source: origin.source.to_owned(),
+        cwd,
+        redactions: 0,
+    };
+    let doc = CaptureDoc {
+        redactions: counts.values().sum(),
+        ..doc
+    };
+    write_once(&settings.root, &key, &dir, &stem, &doc.render()).map(|written| match written {
+        Some(path) => CaptureOutcome::Captured {
+            path,
+            category,
+            agent_type: type_part,
+        },
+        None => CaptureOutcome::Duplicate { key },
+    })
+}
+
+type FoundCapture = (Extracted, PathBuf, Option<String>, Option<String>);
+
+/// The output, the transcript it came from, the cwd, and the dedupe key when
+/// the input names the run.
+fn find(
+    trigger: &Trigger,
+    settings: &CaptureSettings,
+    home: Option<&Path>,
+) -> Result<Option<FoundCapture>, CaptureError> {
+    match trigger {
+        Trigger::Hook(h) => {
+            let session = h.session_id.clone().unwrap_or_default();
+            let transcript = h.transcript_path.as_deref().map(|p| expand_home(p, home));
+            // The hook's own fields are the sub-agent's output: no race.
+            if let (Some(agent_transcript), Some(message)) =
+                (&h.agent_transcript_path, &h.last_assistant_message)
+                && !message.trim().is_empty()
+            {
+                let key = h.agent_id.clone().map(|id| format!("agent:{id}"));
+                let extracted = Extracted {
+                    output: message.clone(),
+                    subagent_type: h.agent_type.clone(),
+                    ..Extracted::default()
+                };
+                return Ok(Some((
+                    extracted,
+                    expand_home(agent_transcript, home),
+                    h.cwd.clone(),
+                    key,
+                )));
+            }
+            let Some(transcript) = transcript else {
+                return Ok(None);
+            };
+            let codex_hook = trigger.origin().source == "codex-hook";
+            let mut attempt = 0;
+            loop {
+                let found = if codex_hook {
+                    codex(&transcript, h.last_assistant_message.as_deref())
+                } else {
+                    claude(&transcript)
+                }
+                .map_err(io(&transcript))?;
+                match found {
+                    Found::Output(mut extracted) => {
+                        if extracted.subagent_type.is_none() {
+                            extracted.subagent_type = h.agent_type.clone();
+                        }
+                        let key = extracted
+                            .tool_use_id
+                            .as_ref()
+                            .map(|id| format!("{session}:{id}"))
+                            .or_else(|| extracted.call_id.as_ref().map(|id| format!("call:{id}")))
+                            .or_else(|| h.agent_id.as_ref().map(|id| format!("agent:{id}")));
+                        return Ok(Some((extracted, transcript, h.cwd.clone(), key)));
+                    }
+                    Found::Pending | Found::Nothing if attempt < settings.retries => {
+                        attempt += 1;
+                        std::thread::sleep(settings.retry_delay);
+                    }
+                    _ => {
+                        // Still nothing: the hook's last message, when it has one.
+                        let Some(message) = h
+                            .last_assistant_message
+                            .clone()
+                            .filter(|m| !m.trim().is_empty())
+                        else {
+                            return Ok(None);
+                        };
+                        let extracted = Extracted {
+                            output: message,
+                            subagent_type: h.agent_type.clone(),
+                            ..Extracted::default()
+                        };
+                        let key = h.agent_id.as_ref().map(|id| format!("agent:{id}"));
+                        return Ok(Some((extracted, transcript, h.cwd.clone(), key)));
+                    }
+                }
+            }
+        }
+        Trigger::CodexNotify(n) => {
+            let rollout = n
+                .thread_id
+                .as_deref()
+                .and_then(|id| find_rollout(&settings.codex_sessions, id));
+            let last = n.last_assistant_message.as_deref();
+            let found = match &rollout {
+                Some(path) => codex(path, last).map_err(io(path))?,
+                None => match last.filter(|m| !m.trim().is_empty()) {
+                    Some(message) => Found::Output(Extracted {
+                        output: message.to_owned(),
+                        ..Extracted::default()
+                    }),
+                    None => Found::Nothing,
+                },
+            };
+            let Found::Output(extracted) = found else {
+                return Ok(None);
+            };
+            let thread = n.thread_id.clone().unwrap_or_default();
+            let key = extracted
+                .call_id
+                .as_ref()
+                .map(|id| format!("call:{id}"))
+                .or_else(|| n.turn_id.as_ref().map(|t| format!("{thread}:turn:{t}")));
+            let transcript = rollout.unwrap_or_default();
+            Ok(Some((extracted, transcript, n.cwd.clone(), key)))
+        }
+    }
+}
+
+fn first_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| l.trim_start_matches('#').trim().chars().take(120).collect())
+        .unwrap_or_default()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `2026-01-25 09:12:00 JST`: the zone's abbreviation when it has one, the
+/// numeric offset otherwise.
+pub fn zoned_stamp(now: &jiff::Zoned) -> String {
+    let abbreviation = now.strftime("%Z").to_string();
+    if abbreviation.chars().any(|c| c.is_ascii_alphabetic()) {
+        format!("{} {abbreviation}", now.strftime("%Y-%m-%d %H:%M:%S"))
+    } else {
+        now.strftime("%Y-%m-%d %H:%M:%S %:z").to_string()
+    }
+}
+
+/// Writes `content` as a new file for `key` unless `key` was captured
+/// before: under an exclusive lock of the memory root, the key index is
+/// read, the file is created without ever overwriting (`-2`, `-3`... on a
+/// name collision) from a complete temporary file, and the key is recorded.
+fn write_once(
+    root: &Path,
+    key: &str,
+    dir: &Path,
+    stem: &str,
+    content: &str,
+) -> Result<Option<PathBuf>, CaptureError> {
+    let meta = root.join(".agentmem");
+    std::fs::create_dir_all(&meta).map_err(io(&meta))?;
+    let lock_path = meta.join("capture.lock");
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io(&lock_path))?;
+    lock.lock().map_err(io(&lock_path))?;
+
+    let keys_path = meta.join("captured-keys");
+    if let Ok(file) = std::fs::File::open(&keys_path)
+        && std::io::BufReader::new(file)
+            .lines()
+            .map_while(Result::ok)
+            .any(|line| line == key)
+    {
+        return Ok(None);
+    }
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let mut temp = tempfile::Builder::new()
+        .prefix(".capture-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(io(dir))?;
+    temp.write_all(content.as_bytes()).map_err(io(dir))?;
+    let mut attempt = 1;
+    let path = loop {
+        let name = if attempt == 1 {
+            format!("{stem}.md")
+        } else {
+            format!("{stem}-{attempt}.md")
+        };
+        let candidate = dir.join(name);
+        match temp.persist_noclobber(&candidate) {
+            Ok(_) => break candidate,
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists && attempt < 1000 => {
+                temp = e.file;
+                attempt += 1;
+            }
+            Err(e) => return Err(io(&candidate)(e.error)),
+        }
+    };
+    let mut keys = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&keys_path)
+        .map_err(io(&keys_path))?;
+    keys.write_all(format!("{key}\n").as_bytes())
+        .map_err(io(&keys_path))?;
+    Ok(Some(path))
+}

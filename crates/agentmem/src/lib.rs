@@ -1,0 +1,50 @@
+//! AgentMem: a sub-agent's final output, captured from the hook the agent
+//! runs, saved as a UOCS Markdown file in a memory folder: once per run,
+//! with secrets masked, never overwriting, never in the agent's way.
+//!
+//! ```
+//! use agentctx_agentmem::{CaptureOutcome, CaptureSettings, Trigger, capture};
+//! use agentctx_types::HookInput;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let memory = tempfile::tempdir()?;
+//! let settings = CaptureSettings {
+//!     root: memory.path().to_path_buf(),
+//!     codex_sessions: memory.path().join("codex"),
+//!     retries: 0,
+//!     retry_delay: std::time::Duration::ZERO,
+//!     redact: true,
+//!     now: "2026-01-25T09:12:00+09:00[Asia/Tokyo]".parse()?,
+//! };
+//! let hook = HookInput {
+//!     hook_event_name: Some("SubagentStop".into()),
+//!     agent_id: Some("a1".into()),
+//!     agent_type: Some("engineer".into()),
+//!     agent_transcript_path: Some("/tmp/agent.jsonl".into()),
+//!     last_assistant_message: Some("🎯 COMPLETED: [AGENT:engineer] Fixed the auth race".into()),
+//!     ..HookInput::default()
+//! };
+//! let CaptureOutcome::Captured { path, .. } = capture(&Trigger::Hook(hook.clone()), &settings, None)? else {
+//!     panic!("expected a capture");
+//! };
+//! assert!(path.ends_with("IMPLEMENTATION/2026-01/2026-01-25-091200_AGENT-engineer_IMPLEMENTATION_fixed-the-auth-race.md"));
+//! // The same run again writes nothing.
+//! assert!(matches!(capture(&Trigger::Hook(hook), &settings, None)?, CaptureOutcome::Duplicate { .. }));
+//! # Ok(())
+//! # }
+//! ```
+#![deny(missing_docs)]
+
+mod capture;
+mod completion;
+mod events;
+mod extract;
+mod format;
+mod redact;
+mod tail;
+
+pub use capture::{
+    CaptureError, CaptureOutcome, CaptureSettings, Origin, Trigger, capture, expand_home,
+    zoned_stamp,
+};
+pub use events::{CaptureEvent, append_event};

@@ -1,0 +1,173 @@
+//! Masking secrets before anything is written to memory.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+struct Rule {
+    kind: &'static str,
+    regex: Option<Regex>,
+    /// The capture group to mask (0: the whole match).
+    group: usize,
+}
+
+fn rule(kind: &'static str, pattern: &str, group: usize) -> Rule {
+    Rule {
+        kind,
+        regex: Regex::new(pattern).ok(),
+        group,
+    }
+}
+
+static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    vec![
+        rule(
+            "private-key",
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+            0,
+        ),
+        rule("aws-access-key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", 0),
+        rule(
+            "github-token",
+            r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b",
+            0,
+        ),
+        rule("github-token", r"\bgithub_pat_[A-Za-z0-9_]{20,}\b", 0),
+        rule("anthropic-key", r"\bsk-ant-[A-Za-z0-9_-]{10,}", 0),
+        rule(
+            "openai-key",
+            r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}",
+            0,
+        ),
+        rule("slack-token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", 0),
+        rule(
+            "bearer-token",
+            r"(?i)(authorization:\s*bearer\s+)([A-Za-z0-9._~+/=-]{8,})",
+            2,
+        ),
+        rule(
+            "env-secret",
+            r"(?m)^(\s*(?:export\s+)?[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|API_KEY)\s*[=:]\s*)([^\s\x22'][^\n]*|\x22[^\x22\n]*\x22|'[^'\n]*')",
+            2,
+        ),
+    ]
+});
+
+/// `text` with every secret replaced by `[REDACTED:<kind>]`, and how many of
+/// each kind were replaced.
+pub fn redact(text: &str, counts: &mut BTreeMap<&'static str, usize>) -> String {
+    let mut out = text.to_owned();
+    for rule in RULES.iter() {
+        let Some(regex) = &rule.regex else { continue };
+        let mut replaced = 0;
+        out = regex
+            .replace_all(&out, |c: &regex::Captures<'_>| {
+                let whole = c.get(0).map_or("", |m| m.as_str());
+                // A value an earlier rule masked is not a second secret.
+                if c.get(rule.group)
+                    .is_some_and(|m| m.as_str().starts_with("[REDACTED:"))
+                {
+                    return whole.to_owned();
+                }
+                replaced += 1;
+                match (rule.group, c.get(rule.group)) {
+                    (0, _) | (_, None) => format!("[REDACTED:{}]", rule.kind),
+                    (_, Some(secret)) => {
+                        let start = secret.start() - c.get(0).map_or(0, |m| m.start());
+                        format!("{}[REDACTED:{}]", &whole[..start], rule.kind)
+                    }
+                }
+            })
+            .into_owned();
+        if replaced > 0 {
+            *counts.entry(rule.kind).or_default() += replaced;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn masked(text: &str) -> (String, usize) {
+        let mut counts = BTreeMap::new();
+        let out = redact(text, &mut counts);
+        (out, counts.values().sum())
+    }
+
+    #[test]
+    fn every_listed_secret_is_masked() {
+        let cases = [
+            (
+                "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+                "[REDACTED:private-key]",
+            ),
+            (
+                "key AKIAIOSFODNN7EXAMPLE here",
+                "key [REDACTED:aws-access-key] here",
+            ),
+            (
+                "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+                "[REDACTED:github-token]",
+            ),
+            (
+                "gho_abcdefghijklmnopqrstuvwxyz0123",
+                "[REDACTED:github-token]",
+            ),
+            (
+                "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+                "[REDACTED:github-token]",
+            ),
+            ("sk-ant-api03-abcdefghijklmnop", "[REDACTED:anthropic-key]"),
+            ("sk-proj-abcdefghijklmnopqrstuvwx", "[REDACTED:openai-key]"),
+            ("xoxb-123456789012-abcdefghij", "[REDACTED:slack-token]"),
+            (
+                "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.x",
+                "Authorization: Bearer [REDACTED:bearer-token]",
+            ),
+            (
+                "GITHUB_TOKEN=abc123secret",
+                "GITHUB_TOKEN=[REDACTED:env-secret]",
+            ),
+            (
+                "export DB_PASSWORD=\"hunter2 x\"",
+                "export DB_PASSWORD=[REDACTED:env-secret]",
+            ),
+            (
+                "OPENAI_API_KEY: value",
+                "OPENAI_API_KEY: [REDACTED:env-secret]",
+            ),
+            (
+                "CLIENT_SECRET='s3cr3t'",
+                "CLIENT_SECRET=[REDACTED:env-secret]",
+            ),
+        ];
+        for (input, expected) in cases {
+            let (out, n) = masked(input);
+            assert_eq!(out, expected, "{input}");
+            assert_eq!(n, 1, "{input}");
+        }
+    }
+
+    #[test]
+    fn a_secret_is_masked_and_counted_once() {
+        assert_eq!(
+            masked("GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+            ("GITHUB_TOKEN=[REDACTED:github-token]".to_owned(), 1)
+        );
+    }
+
+    #[test]
+    fn ordinary_text_is_left_alone() {
+        for text in [
+            "the token budget is 2000",
+            "PASSWORD_MIN_LENGTH is documented",
+            "sk-short",
+            "risk-free",
+        ] {
+            assert_eq!(masked(text), (text.to_owned(), 0), "{text}");
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! `agentctx mem ...`.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use agentctx_agentmem::{
+    CaptureEvent, CaptureOutcome, CaptureSettings, Trigger, append_event, capture as run_capture,
+    expand_home, zoned_stamp,
+};
+use agentctx_types::{AgentMemConfig, CodexNotify, HookInput};
+
+use crate::cli::CaptureArgs;
+use crate::commands::{Invocation, Outcome};
+use crate::config::Environment;
+
+const LOG_LIMIT: u64 = 1024 * 1024;
+
+/// The memory folder: config/`AGENTMEM_ROOT`, else `~/.agent-kit/MEMORY`.
+pub fn memory_root(config: &AgentMemConfig, env: &Environment) -> Option<PathBuf> {
+    let home = env.home();
+    match &config.root {
+        Some(root) => Some(expand_home(&root.to_string_lossy(), home.as_deref())),
+        None => home.map(|h| h.join(".agent-kit/MEMORY")),
+    }
+}
+
+/// `AGENTMEM_DEBUG` read directly too: it must work when the config that
+/// would carry it is broken.
+pub fn debug_requested(config: &AgentMemConfig, env: &Environment) -> bool {
+    config.debug
+        || env.get("AGENTMEM_DEBUG").is_some_and(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "1" | "true" | "yes" | "on"
+            )
+        })
+}
+
+/// Appends a line to `$XDG_STATE_HOME/agentctx/agentmem.log` (rotated to
+/// `agentmem.log.1` past 1 MiB), and to stderr when `debug`. Never fails:
+/// there is nowhere left to report a failure to.
+pub fn log_line(env: &Environment, message: &str, debug: bool) {
+    if debug {
+        let _ = writeln!(std::io::stderr(), "agentmem: {message}");
+    }
+    let Some(dir) = env
+        .xdg_dir("XDG_STATE_HOME", ".local/state")
+        .map(|d| d.join("agentctx"))
+    else {
+        return;
+    };
+    let _ = std::fs::create_dir_all(&dir);
+    let log = dir.join("agentmem.log");
+    if std::fs::metadata(&log).is_ok_and(|m| m.len() > LOG_LIMIT) {
+        let _ = std::fs::rename(&log, dir.join("agentmem.log.1"));
+    }
+    let stamp = jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+    {
+        let _ = file.write_all(format!("{stamp} {message}\n").as_bytes());
+    }
+}
+
+/// `agentctx mem capture`: always exit 0, nothing on stdout.
+pub fn capture(
+    inv: &Invocation,
+    args: &CaptureArgs,
+    _out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let config = &inv.config.config.agentmem;
+    let debug = debug_requested(config, &inv.env);
+    let log = |message: &str| log_line(&inv.env, message, debug);
+    let trigger = match read_trigger(args) {
+        Ok(trigger) => trigger,
+        Err(error) => {
+            log(&format!("failed: cannot read the hook input: {error}"));
+            return Ok(Outcome::Success);
+        }
+    };
+    let origin = trigger.origin();
+    let home = inv.env.home();
+    let Some(root) = memory_root(config, &inv.env) else {
+        log("failed: no memory folder (set AGENTMEM_ROOT or HOME)");
+        return Ok(Outcome::Success);
+    };
+    let now = jiff::Zoned::now();
+    let settings = CaptureSettings {
+        root,
+        codex_sessions: config
+            .codex_sessions_dir
+            .as_ref()
+            .map(|d| expand_home(&d.to_string_lossy(), home.as_deref()))
+            .or_else(|| home.as_ref().map(|h| h.join(".codex/sessions")))
+            .unwrap_or_default(),
+        retries: config.retries,
+        retry_delay: Duration::from_millis(config.retry_delay_ms),
+        redact: config.redact,
+        now: now.clone(),
+    };
+    let result = run_capture(&trigger, &settings, home.as_deref());
+    let mut event = CaptureEvent {
+        timestamp: zoned_stamp(&now),
+        source_app: origin.source_app.to_owned(),
+        source: origin.source.to_owned(),
+        session_id: origin.session_id.clone(),
+        hook_event_type: origin.event.clone(),
+        outcome: String::new(),
+        capture_path: None,
+        category: None,
+        agent_type: None,
+        error: None,
+    };
+    match &result {
+        Ok(CaptureOutcome::Captured {
+            path,
+            category,
+            agent_type,
+        }) => {
+            event.outcome = "captured".into();
+            event.capture_path = Some(path.display().to_string());
+            event.category = Some(category.clone());
+            event.agent_type = Some(agent_type.clone());
+            log(&format!("captured {} ({})", path.display(), origin.source));
+        }
+        Ok(CaptureOutcome::Duplicate { key }) => {
+            event.outcome = "duplicate".into();
+            log(&format!(
+                "duplicate {key} ({}): nothing written",
+                origin.source
+            ));
+        }
+        Ok(CaptureOutcome::Skipped { reason }) => {
+            event.outcome = "skipped".into();
+            event.error = Some(reason.clone());
+            log(&format!("skipped ({}): {reason}", origin.source));
+        }
+        Err(error) => {
+            event.outcome = "failed".into();
+            event.error = Some(error.to_string());
+            log(&format!("failed ({}): {error}", origin.source));
+        }
+    }
+    if let Some(events) = &config.events_path {
+        let path = expand_home(&events.to_string_lossy(), home.as_deref());
+        if let Err(error) = append_event(&path, &event) {
+            log(&format!(
+                "cannot append to the events file {}: {error}",
+                path.display()
+            ));
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+fn read_trigger(args: &CaptureArgs) -> anyhow::Result<Trigger> {
+    if let Some(payload) = &args.payload {
+        let notify: CodexNotify = serde_json::from_str(payload)?;
+        return Ok(Trigger::CodexNotify(notify));
+    }
+    let mut input = String::new();
+    std::io::stdin().read_to_string(&mut input)?;
+    let hook: HookInput = serde_json::from_str(&input)?;
+    Ok(Trigger::Hook(hook))
+}
