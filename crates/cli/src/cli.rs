@@ -39,6 +39,14 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Compose the initial context: rules, AGENTS.md bundle, file list.
+    Context(ContextArgs),
+    /// One hook entry point for Claude Code and Codex (hook JSON on stdin).
+    Hook(HookArgs),
+    /// Write the hook configuration for Claude Code or Codex.
+    Install(InstallArgs),
+    /// Remove exactly what `install` added.
+    Uninstall(InstallArgs),
     /// Print the project root and how it was found.
     Root,
     /// The AGENTS.md hierarchy: the initial bundle and the lazy resolver.
@@ -220,4 +228,40 @@ pub struct CaptureArgs {
     /// Codex `notify` payload; without it, a hook's JSON is read from stdin.
     #[arg(value_name = "JSON")]
     pub payload: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// The base system prompt: print the whole system prompt in the spec's order.
+    #[arg(long, value_name = "FILE")]
+    pub system_prompt: Option<PathBuf>,
+    /// Tool descriptions, placed after the rules' extension.
+    #[arg(long, value_name = "FILE")]
+    pub tool_descriptions: Option<PathBuf>,
+    /// Leave `generated=` out of the file list (byte-stable output).
+    #[arg(long)]
+    pub no_timestamp: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// Print what the hook would do and why, instead of the agent's JSON.
+    #[arg(long)]
+    pub explain: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// claude or codex.
+    #[arg(value_parser = ["claude", "codex"])]
+    pub agent: String,
+    /// The project's settings (default).
+    #[arg(long, conflicts_with = "user")]
+    pub project: bool,
+    /// The user's settings in the home directory.
+    #[arg(long)]
+    pub user: bool,
+    /// Print the changes as a diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }

@@ -54,7 +54,7 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         (Ok(config), _) => config,
         // A hook must never break the agent: capture runs on defaults and
         // logs the problem instead of exiting 2.
-        (Err(error), Command::Mem(MemCommand::Capture(_))) => {
+        (Err(error), Command::Mem(MemCommand::Capture(_)) | Command::Hook(_)) => {
             let debug = commands::mem::debug_requested(&Default::default(), &env);
             commands::mem::log_line(
                 &env,
@@ -75,6 +75,10 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         json: cli.global.json,
     };
     match &cli.command {
+        Command::Context(args) => commands::context::run(&inv, args, out),
+        Command::Hook(args) => commands::hook::run(&inv, args, out),
+        Command::Install(args) => commands::install::install(&inv, args, out),
+        Command::Uninstall(args) => commands::install::uninstall(&inv, args, out),
         Command::Root => commands::agents::root(&inv, out),
         Command::Agents(AgentsCommand::Init(args)) => commands::agents::init(&inv, args, out),
         Command::Agents(AgentsCommand::Resolve(args)) => commands::agents::resolve(&inv, args, out),

@@ -23,6 +23,8 @@ pub struct AgentMemConfig {
     pub redact: bool,
     /// Also write capture failures to stderr (they always go to the log file).
     pub debug: bool,
+    /// Also capture on `Stop` hooks (the main agent's final answer), not only `SubagentStop`.
+    pub capture_on_stop: bool,
     /// Where Codex keeps its rollouts; unset means `~/.codex/sessions`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub codex_sessions_dir: Option<PathBuf>,
@@ -37,6 +39,7 @@ impl Default for AgentMemConfig {
             retry_delay_ms: 200,
             redact: true,
             debug: false,
+            capture_on_stop: false,
             codex_sessions_dir: None,
         }
     }

@@ -41,6 +41,11 @@ pub fn debug_requested(config: &AgentMemConfig, env: &Environment) -> bool {
 /// `agentmem.log.1` past 1 MiB), and to stderr when `debug`. Never fails:
 /// there is nowhere left to report a failure to.
 pub fn log_line(env: &Environment, message: &str, debug: bool) {
+    log_to(env, "agentmem.log", message, debug);
+}
+
+/// Appends to `$XDG_STATE_HOME/agentctx/NAME`, rotating past 1 MiB.
+pub fn log_to(env: &Environment, name: &str, message: &str, debug: bool) {
     if debug {
         let _ = writeln!(std::io::stderr(), "agentmem: {message}");
     }
@@ -51,9 +56,9 @@ pub fn log_line(env: &Environment, message: &str, debug: bool) {
         return;
     };
     let _ = std::fs::create_dir_all(&dir);
-    let log = dir.join("agentmem.log");
+    let log = dir.join(name);
     if std::fs::metadata(&log).is_ok_and(|m| m.len() > LOG_LIMIT) {
-        let _ = std::fs::rename(&log, dir.join("agentmem.log.1"));
+        let _ = std::fs::rename(&log, dir.join(format!("{name}.1")));
     }
     let stamp = jiff::Timestamp::now()
         .strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -73,21 +78,30 @@ pub fn capture(
     args: &CaptureArgs,
     _out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
+    match read_trigger(args) {
+        Ok(trigger) => capture_trigger(inv, &trigger),
+        Err(error) => {
+            let debug = debug_requested(&inv.config.config.agentmem, &inv.env);
+            log_line(
+                &inv.env,
+                &format!("failed: cannot read the hook input: {error}"),
+                debug,
+            );
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// Captures and logs; never fails (the agent must not notice).
+pub fn capture_trigger(inv: &Invocation, trigger: &Trigger) {
     let config = &inv.config.config.agentmem;
     let debug = debug_requested(config, &inv.env);
     let log = |message: &str| log_line(&inv.env, message, debug);
-    let trigger = match read_trigger(args) {
-        Ok(trigger) => trigger,
-        Err(error) => {
-            log(&format!("failed: cannot read the hook input: {error}"));
-            return Ok(Outcome::Success);
-        }
-    };
     let origin = trigger.origin();
     let home = inv.env.home();
     let Some(root) = memory_root(config, &inv.env) else {
         log("failed: no memory folder (set AGENTMEM_ROOT or HOME)");
-        return Ok(Outcome::Success);
+        return;
     };
     let now = jiff::Zoned::now();
     let settings = CaptureSettings {
@@ -103,7 +117,7 @@ pub fn capture(
         redact: config.redact,
         now: now.clone(),
     };
-    let result = run_capture(&trigger, &settings, home.as_deref());
+    let result = run_capture(trigger, &settings, home.as_deref());
     let mut event = CaptureEvent {
         timestamp: zoned_stamp(&now),
         source_app: origin.source_app.to_owned(),
@@ -155,7 +169,6 @@ pub fn capture(
             ));
         }
     }
-    Ok(Outcome::Success)
 }
 
 fn read_trigger(args: &CaptureArgs) -> anyhow::Result<Trigger> {

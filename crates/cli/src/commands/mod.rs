@@ -2,7 +2,10 @@
 
 pub mod agents;
 pub mod config;
+pub mod context;
 pub mod files;
+pub mod hook;
+pub mod install;
 pub mod mem;
 pub mod rules;
 pub mod schema;

@@ -13,8 +13,13 @@ use crate::commands::{Invocation, Outcome, write_json};
 /// warning here (the rules fall back as configured); broken config
 /// `default_rules` are an error.
 pub fn load(inv: &Invocation) -> anyhow::Result<Rules> {
+    load_at(inv, &inv.cwd)
+}
+
+/// [`load`] for another working directory (a hook's `cwd`).
+pub fn load_at(inv: &Invocation, cwd: &Path) -> anyhow::Result<Rules> {
     let root = agentctx_core::find_root(
-        &inv.cwd,
+        cwd,
         &agentctx_core::RootOptions::from_config(&inv.config.config.agents, inv.env.home()),
     )?;
     let rules = Rules::load(&root.root, &inv.config.config.project_agent_rules)?;
