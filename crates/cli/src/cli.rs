@@ -56,7 +56,7 @@ pub enum Command {
     #[command(subcommand)]
     Session(SessionCommand),
     /// The project's file list for the initial context.
-    Files(FilesArgs),
+    Files(Box<FilesArgs>),
     /// Project rules: the prompt extension, tool and file decisions.
     #[command(subcommand)]
     Rules(RulesCommand),
@@ -214,6 +214,27 @@ pub struct FilesArgs {
     /// Walking threads (0: one per core); the output does not depend on it.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
+    /// List a GitHub repository instead (token: GITHUB_TOKEN or GH_TOKEN).
+    #[arg(long, value_name = "OWNER/REPO[@REF]", conflicts_with_all = ["gitlab", "from_json"])]
+    pub github: Option<String>,
+    /// List a GitLab project instead (token: GITLAB_TOKEN).
+    #[arg(long, value_name = "GROUP/PROJECT[@REF]", conflicts_with = "from_json")]
+    pub gitlab: Option<String>,
+    /// API base for --github/--gitlab (GitHub Enterprise, self-hosted GitLab).
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
+    /// Saved API responses to list (FILE, or - for stdin); needs --platform.
+    #[arg(long, value_name = "FILE", requires = "platform")]
+    pub from_json: Option<String>,
+    /// The platform of --from-json.
+    #[arg(long, value_parser = ["github", "gitlab"])]
+    pub platform: Option<String>,
+    /// Neither read nor write the remote-listing cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Fetch again and rewrite the cache entry.
+    #[arg(long)]
+    pub refresh: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -147,3 +147,67 @@ fn invalid_pattern_or_missing_root_is_exit_2() {
         .env("CODELIA_AGENTS_ROOT", "/no/such/root"));
     assert_eq!(code, 2, "{stderr}");
 }
+
+#[test]
+fn from_json_lists_saved_responses_of_either_platform() {
+    let t = project();
+    let fixtures = std::fs::canonicalize(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/api"),
+    )
+    .unwrap();
+    let gh = fixtures.join("github/tree.json");
+    let gl = fixtures.join("gitlab/pages-concatenated.json");
+    let (code, a, stderr) = run(t.cmd().args([
+        "files",
+        "--no-timestamp",
+        "--max-depth",
+        "9",
+        "--platform",
+        "github",
+        "--from-json",
+        gh.to_str().unwrap(),
+    ]));
+    assert_eq!(code, 0, "{stderr}");
+    let (_, b, _) = run(t.cmd().args([
+        "files",
+        "--no-timestamp",
+        "--max-depth",
+        "9",
+        "--platform",
+        "gitlab",
+        "--from-json",
+        gl.to_str().unwrap(),
+    ]));
+    let body = |s: &str| s.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(body(&a), body(&b));
+    assert!(a.contains("dep/ @submodule"), "{a}");
+    let (code, _, stderr) = run(t.cmd().args(["files", "--from-json", gh.to_str().unwrap()]));
+    assert_eq!(code, 2, "--platform is required: {stderr}");
+}
+
+#[test]
+fn unreachable_api_is_exit_2_with_a_one_line_error() {
+    let t = project();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (code, _, stderr) = run(t
+        .cmd()
+        .args([
+            "files",
+            "--no-cache",
+            "--github",
+            "acme/app@main",
+            "--api-url",
+            &format!("http://127.0.0.1:{port}"),
+        ])
+        .env("GITHUB_TOKEN", "ghp_secret_value_123"));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("error: acme/app: cannot connect to 127.0.0.1"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("ghp_secret_value_123"));
+}

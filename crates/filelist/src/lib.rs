@@ -25,6 +25,7 @@
 mod error;
 mod filters;
 mod listing;
+pub mod remote;
 mod render;
 mod select;
 mod tokens;
@@ -38,6 +39,7 @@ pub use agentctx_types::FileListFormat;
 pub use error::FileListError;
 pub use filters::{DEFAULT_EXCLUDES, Filters};
 pub use listing::{Entry, Listing, SourceNote};
+pub use remote::{Platform, RemoteError, RemoteOptions, RemoteRepo};
 pub use tokens::Tokenizer;
 
 /// Everything that shapes a listing. `Default` is the spec's defaults.
@@ -145,6 +147,16 @@ pub fn list_local(root: &Path, options: &FileListOptions) -> Result<FileList, Fi
         },
     )?;
     render_listing(&listing, &filters, options)
+}
+
+/// Renders a remote listing (a hosting API or saved JSON) with the same
+/// filters, limits and formats as a local one.
+pub fn render_remote(
+    listing: &Listing,
+    options: &FileListOptions,
+) -> Result<FileList, FileListError> {
+    let filters = Filters::new(options.default_excludes, &options.exclude, &options.include)?;
+    render_listing(listing, &filters, options)
 }
 
 /// Renders a listing from any source (the local walk, a hosting API).

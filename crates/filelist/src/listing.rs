@@ -1,8 +1,10 @@
 //! What a source (the local walk, a hosting API) produces: flat entries
 //! relative to the root, before any limit is applied.
 
+use serde::{Deserialize, Serialize};
+
 /// One file or directory, relative to the root, `/`-separated.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     /// Root-relative path (lossy UTF-8 for names that are not UTF-8).
     pub path: String,
@@ -38,7 +40,7 @@ impl Entry {
 }
 
 /// Why a listing is incomplete or marked.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SourceNote {
     /// The walk hit `timeout_secs` and stopped.
     Timeout {
@@ -63,7 +65,7 @@ pub enum SourceNote {
 }
 
 /// Everything a source found.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Listing {
     /// The name in the header: the root's directory name, or `owner/repo@ref`.
     pub root_name: String,

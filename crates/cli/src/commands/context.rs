@@ -123,6 +123,13 @@ fn file_list(
         no_group: false,
         no_timestamp,
         threads: 0,
+        github: None,
+        gitlab: None,
+        api_url: None,
+        from_json: None,
+        platform: None,
+        no_cache: false,
+        refresh: false,
     };
     let mut options = crate::commands::files::options(
         inv,

@@ -10,6 +10,9 @@ use crate::cli::FilesArgs;
 use crate::commands::{Invocation, Outcome, write_json};
 
 pub fn run(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    if args.github.is_some() || args.gitlab.is_some() || args.from_json.is_some() {
+        return remote(inv, args, out);
+    }
     let root = agentctx_core::find_root(
         &inv.cwd,
         &agentctx_core::RootOptions::from_config(&inv.config.config.agents, inv.env.home()),
@@ -110,4 +113,67 @@ pub fn report(list: &FileList) -> FileListReport {
         tokens: list.tokens.map(n),
         text: list.text.clone(),
     }
+}
+
+/// `--github`, `--gitlab`, `--from-json`: the same listing from a hosting
+/// API. Config and flags apply; a local rule file does not (it belongs to
+/// another project).
+fn remote(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    use agentctx_filelist::{Platform, RemoteOptions, RemoteRepo, remote};
+    let config = &inv.config.config.file_list_context;
+    let options = options(inv, config, &FileListOverrides::default(), args)?;
+    let listing = if let Some(source) = &args.from_json {
+        let platform = if args.platform.as_deref() == Some("gitlab") {
+            Platform::GitLab
+        } else {
+            Platform::GitHub
+        };
+        let text = if source == "-" {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)?;
+            text
+        } else {
+            std::fs::read_to_string(inv.cwd.join(source))
+                .map_err(|e| anyhow::anyhow!("cannot read {source}: {e}"))?
+        };
+        let name = if source == "-" {
+            "stdin".to_owned()
+        } else {
+            source.clone()
+        };
+        remote::from_json(platform, &text, &name, &name)?
+    } else {
+        let (platform, spec, token_vars): (_, _, &[&str]) = match (&args.github, &args.gitlab) {
+            (Some(spec), _) => (Platform::GitHub, spec, &["GITHUB_TOKEN", "GH_TOKEN"]),
+            (_, Some(spec)) => (Platform::GitLab, spec, &["GITLAB_TOKEN"]),
+            _ => anyhow::bail!("--github or --gitlab is needed"),
+        };
+        let repo = RemoteRepo::parse(platform, spec, args.api_url.as_deref());
+        let cache_dir = (!args.no_cache && config.cache_ttl_secs > 0)
+            .then(|| {
+                inv.env
+                    .xdg_dir("XDG_CACHE_HOME", ".cache")
+                    .map(|d| d.join("agentctx/filelist"))
+            })
+            .flatten();
+        let remote_options = RemoteOptions {
+            token: token_vars
+                .iter()
+                .find_map(|v| inv.env.get(v))
+                .map(str::to_owned),
+            timeout: Duration::from_secs(config.timeout_secs.get()),
+            max_files: options.max_files,
+            cache_dir,
+            cache_ttl: Duration::from_secs(config.cache_ttl_secs),
+            refresh: args.refresh,
+        };
+        remote::fetch(&repo, &remote_options)?
+    };
+    let list = agentctx_filelist::render_remote(&listing, &options)?;
+    if inv.json {
+        write_json(out, &report(&list))?;
+    } else {
+        out.write_all(list.text.as_bytes())?;
+    }
+    Ok(Outcome::Success)
 }

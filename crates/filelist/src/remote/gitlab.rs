@@ -1,0 +1,151 @@
+//! GitLab: `GET {api}/projects/{id}/repository/tree?recursive=true&ref=...`,
+//! keyset pagination through `Link: <...>; rel="next"`.
+
+use serde::Deserialize;
+
+use super::http::{Client, RemoteError, next_link};
+use crate::listing::{Entry, Listing, SourceNote};
+
+#[derive(Deserialize)]
+struct Item {
+    path: String,
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+#[derive(Deserialize)]
+struct Project {
+    default_branch: Option<String>,
+}
+
+fn entries(items: Vec<Item>) -> Vec<Entry> {
+    items
+        .into_iter()
+        .filter_map(|i| match i.kind.as_str() {
+            "blob" => Some(Entry::file(i.path)),
+            "tree" => Some(Entry::dir(i.path)),
+            "commit" => Some(Entry {
+                submodule: true,
+                ..Entry::dir(i.path)
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Parses saved pages: one JSON array, or several concatenated.
+pub fn parse(text: &str) -> Result<Vec<Entry>, String> {
+    let mut all = Vec::new();
+    for page in serde_json::Deserializer::from_str(text).into_iter::<Vec<Item>>() {
+        all.extend(entries(page.map_err(|e| e.to_string())?));
+    }
+    Ok(all)
+}
+
+/// `group/project` as GitLab wants it in a path: `group%2Fproject` (a
+/// numeric id stays as it is).
+pub fn project_id(project: &str) -> String {
+    project.replace('%', "%25").replace('/', "%2F")
+}
+
+pub fn listing(
+    client: &Client,
+    api: &str,
+    project: &str,
+    reference: Option<&str>,
+) -> Result<(Listing, String), RemoteError> {
+    let base = format!(
+        "{}/projects/{}",
+        api.trim_end_matches('/'),
+        project_id(project)
+    );
+    let candidates: Vec<String> = match reference {
+        Some(r) => vec![r.to_owned()],
+        None => {
+            let default = client
+                .get(&base, "application/json")
+                .ok()
+                .filter(|a| a.status == 200)
+                .and_then(|a| serde_json::from_str::<Project>(&a.body).ok())
+                .and_then(|p| p.default_branch);
+            default
+                .into_iter()
+                .chain(["main".to_owned(), "master".to_owned()])
+                .collect()
+        }
+    };
+    let mut last_error = None;
+    for reference in candidates {
+        let first = format!(
+            "{base}/repository/tree?recursive=true&ref={reference}&per_page=100&pagination=keyset"
+        );
+        let answer = client.get(&first, "application/json")?;
+        if answer.status == 404 {
+            last_error = Some(client.status_error(&answer, &format!("tree {reference}")));
+            continue;
+        }
+        if !(200..300).contains(&answer.status) {
+            return Err(client.status_error(&answer, &format!("tree {reference}")));
+        }
+        let items: Vec<Item> =
+            serde_json::from_str(&answer.body).map_err(|e| client.bad_json(e))?;
+        let mut listing = Listing {
+            root_name: format!("{project}@{reference}"),
+            notes: vec![SourceNote::NoSizes {
+                source: "GitLab".to_owned(),
+            }],
+            ..Listing::default()
+        };
+        listing.entries = entries(items);
+        let mut next = next_link(answer.link.as_deref());
+        let mut page = 1;
+        while let Some(url) = next {
+            page += 1;
+            // A page that fails after others succeeded: a partial listing, not an error.
+            let result = client.get(&url, "application/json").and_then(|a| {
+                if (200..300).contains(&a.status) {
+                    let items: Vec<Item> =
+                        serde_json::from_str(&a.body).map_err(|e| client.bad_json(e))?;
+                    Ok((items, a.link))
+                } else {
+                    Err(client.status_error(&a, &format!("page {page}")))
+                }
+            });
+            match result {
+                Ok((items, link)) => {
+                    listing.entries.extend(entries(items));
+                    next = next_link(link.as_deref());
+                }
+                Err(error) => {
+                    listing.notes.push(SourceNote::Truncated {
+                        by: format!("GitLab: page {page} failed ({error})"),
+                    });
+                    break;
+                }
+            }
+        }
+        return Ok((listing, reference));
+    }
+    Err(last_error.unwrap_or_else(|| client.bad_json("no ref to list")))
+}
+
+/// The commit a ref points at, with one request.
+pub fn commit_of(client: &Client, api: &str, project: &str, reference: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Commit {
+        id: String,
+    }
+    let url = format!(
+        "{}/projects/{}/repository/commits/{reference}",
+        api.trim_end_matches('/'),
+        project_id(project)
+    );
+    let answer = client.get(&url, "application/json").ok()?;
+    (answer.status == 200)
+        .then(|| {
+            serde_json::from_str::<Commit>(&answer.body)
+                .ok()
+                .map(|c| c.id)
+        })
+        .flatten()
+}

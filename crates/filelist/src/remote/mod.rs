@@ -1,0 +1,268 @@
+//! Remote sources: a repository's tree from GitHub or GitLab, cached, or
+//! from saved API responses. They produce the same [`Listing`] as the local
+//! walk, so filters, limits, formats and budgets apply unchanged.
+
+mod github;
+mod gitlab;
+mod http;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub use http::RemoteError;
+
+use crate::listing::Listing;
+
+/// The hosting platform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Platform {
+    /// GitHub or GitHub Enterprise.
+    GitHub,
+    /// GitLab.com or a self-hosted GitLab.
+    GitLab,
+}
+
+impl Platform {
+    /// The default API base.
+    pub fn default_api(self) -> &'static str {
+        match self {
+            Self::GitHub => "https://api.github.com",
+            Self::GitLab => "https://gitlab.com/api/v4",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::GitHub => "GitHub",
+            Self::GitLab => "GitLab",
+        }
+    }
+}
+
+/// Which repository, where, at which ref.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteRepo {
+    /// GitHub or GitLab.
+    pub platform: Platform,
+    /// API base URL.
+    pub api: String,
+    /// `owner/repo`, `group/sub/project`, or a numeric GitLab id.
+    pub repo: String,
+    /// A branch, tag or commit; `None` asks for the default branch.
+    pub reference: Option<String>,
+}
+
+impl RemoteRepo {
+    /// Parses `OWNER/REPO[@REF]`.
+    pub fn parse(platform: Platform, spec: &str, api: Option<&str>) -> Self {
+        let (repo, reference) = match spec.rsplit_once('@') {
+            Some((repo, reference)) if !reference.is_empty() => (repo, Some(reference.to_owned())),
+            _ => (spec, None),
+        };
+        Self {
+            platform,
+            api: api
+                .unwrap_or(platform.default_api())
+                .trim_end_matches('/')
+                .to_owned(),
+            repo: repo.trim_matches('/').to_owned(),
+            reference,
+        }
+    }
+}
+
+/// How to fetch.
+#[derive(Clone, Debug)]
+pub struct RemoteOptions {
+    /// `GITHUB_TOKEN`/`GH_TOKEN` or `GITLAB_TOKEN`.
+    pub token: Option<String>,
+    /// Connect and total timeout per request.
+    pub timeout: Duration,
+    /// Stop completing a truncated GitHub tree after this many files.
+    pub max_files: usize,
+    /// The cache folder; `None` disables the cache.
+    pub cache_dir: Option<PathBuf>,
+    /// Lifetime of a cache entry before its commit is checked again.
+    pub cache_ttl: Duration,
+    /// Ignore a cached listing (and rewrite it).
+    pub refresh: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct CacheEntry {
+    platform: Platform,
+    api: String,
+    repo: String,
+    reference: String,
+    commit: Option<String>,
+    fetched_at: u64,
+    listing: Listing,
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn client(repo: &RemoteRepo, options: &RemoteOptions) -> http::Client {
+    let token = options.token.clone().filter(|t| !t.is_empty());
+    match repo.platform {
+        Platform::GitHub => http::Client::new(
+            "GitHub",
+            &repo.repo,
+            token.map(|t| ("Authorization", format!("Bearer {t}"))),
+            "GITHUB_TOKEN",
+            options.timeout,
+        ),
+        Platform::GitLab => http::Client::new(
+            "GitLab",
+            &repo.repo,
+            token.map(|t| ("PRIVATE-TOKEN", t)),
+            "GITLAB_TOKEN",
+            options.timeout,
+        ),
+    }
+}
+
+fn cache_path(dir: &Path, repo: &RemoteRepo) -> PathBuf {
+    let key = format!(
+        "{:?}\n{}\n{}\n{}",
+        repo.platform,
+        repo.api,
+        repo.repo,
+        repo.reference.as_deref().unwrap_or("")
+    );
+    let digest = Sha256::digest(key.as_bytes());
+    let name: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    dir.join(format!("{name}.json"))
+}
+
+/// A cached entry, or `None` when missing, corrupt (it will be replaced) or
+/// for another repository.
+fn read_cache(path: &Path, repo: &RemoteRepo) -> Option<CacheEntry> {
+    let entry: CacheEntry = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+    (entry.platform == repo.platform && entry.api == repo.api && entry.repo == repo.repo)
+        .then_some(entry)
+}
+
+fn write_cache(path: &Path, entry: &CacheEntry) {
+    // The cache is an optimisation: failing to write it is not an error.
+    let Some(dir) = path.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let Ok(mut temp) = tempfile::NamedTempFile::new_in(dir) else {
+        return;
+    };
+    let Ok(json) = serde_json::to_vec(entry) else {
+        return;
+    };
+    if std::io::Write::write_all(&mut temp, &json).is_ok() {
+        let _ = temp.persist(path);
+    }
+}
+
+fn is_commit_sha(reference: &str) -> bool {
+    reference.len() == 40 && reference.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Fetches a repository's tree, through the cache: within `cache_ttl` a
+/// cached listing is used without any request; past it, one request for the
+/// ref's commit tells whether the listing still holds (a commit SHA as ref
+/// never changes). A corrupt cache file is ignored and replaced.
+pub fn fetch(repo: &RemoteRepo, options: &RemoteOptions) -> Result<Listing, RemoteError> {
+    let client = client(repo, options);
+    let path = options.cache_dir.as_ref().map(|dir| cache_path(dir, repo));
+    if let (Some(path), false) = (&path, options.refresh)
+        && let Some(mut cached) = read_cache(path, repo)
+    {
+        let fresh = now_secs().saturating_sub(cached.fetched_at) < options.cache_ttl.as_secs()
+            || is_commit_sha(&cached.reference);
+        if fresh {
+            return Ok(cached.listing);
+        }
+        let current = commit_of(&client, repo, &cached.reference);
+        if current.is_some() && current == cached.commit {
+            cached.fetched_at = now_secs();
+            write_cache(path, &cached);
+            return Ok(cached.listing);
+        }
+    }
+    let (listing, reference) = match repo.platform {
+        Platform::GitHub => github::listing(
+            &client,
+            &repo.api,
+            &repo.repo,
+            repo.reference.as_deref(),
+            options.max_files,
+        )?,
+        Platform::GitLab => {
+            gitlab::listing(&client, &repo.api, &repo.repo, repo.reference.as_deref())?
+        }
+    };
+    if let Some(path) = &path {
+        let commit = commit_of(&client, repo, &reference);
+        write_cache(
+            path,
+            &CacheEntry {
+                platform: repo.platform,
+                api: repo.api.clone(),
+                repo: repo.repo.clone(),
+                reference,
+                commit,
+                fetched_at: now_secs(),
+                listing: listing.clone(),
+            },
+        );
+    }
+    Ok(listing)
+}
+
+fn commit_of(client: &http::Client, repo: &RemoteRepo, reference: &str) -> Option<String> {
+    match repo.platform {
+        Platform::GitHub => github::commit_of(client, &repo.api, &repo.repo, reference),
+        Platform::GitLab => gitlab::commit_of(client, &repo.api, &repo.repo, reference),
+    }
+}
+
+/// A listing from saved API responses (`--from-json`): a GitHub tree
+/// response, or GitLab pages (one array or several concatenated).
+pub fn from_json(
+    platform: Platform,
+    text: &str,
+    source_name: &str,
+    root_name: &str,
+) -> Result<Listing, RemoteError> {
+    let saved = |detail: String| RemoteError::Saved {
+        source_name: source_name.to_owned(),
+        platform: platform.name(),
+        detail,
+    };
+    let mut listing = Listing {
+        root_name: root_name.to_owned(),
+        ..Listing::default()
+    };
+    match platform {
+        Platform::GitHub => {
+            let (entries, truncated) = github::parse(text).map_err(saved)?;
+            listing.entries = entries;
+            if truncated {
+                listing.notes.push(crate::listing::SourceNote::Truncated {
+                    by: "GitHub".to_owned(),
+                });
+            }
+        }
+        Platform::GitLab => {
+            listing.entries = gitlab::parse(text).map_err(saved)?;
+            listing.notes.push(crate::listing::SourceNote::NoSizes {
+                source: "GitLab".to_owned(),
+            });
+        }
+    }
+    Ok(listing)
+}
