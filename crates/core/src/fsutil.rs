@@ -1,7 +1,7 @@
 //! Small file-system facts the other modules share.
 
 use std::fs::Metadata;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use agentctx_types::{FileId, LoadedVersion};
@@ -53,23 +53,7 @@ pub fn agents_file_in(dir: &Path) -> Option<(PathBuf, Metadata)> {
     meta.is_file().then_some((path, meta))
 }
 
-/// Resolves `.` and `..` and repeated separators without touching the disk.
-/// `..` above the root stays at the root. `path` must be absolute.
-pub fn normalize_lexically(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::Prefix(p) => out.push(p.as_os_str()),
-            Component::RootDir => out.push(Component::RootDir.as_os_str()),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(name) => out.push(name),
-        }
-    }
-    out
-}
+pub use agentctx_types::normalize_lexically;
 
 /// The directories from `root` down to `dir`, inclusive, root first.
 /// Empty when `dir` is not `root` or below it.

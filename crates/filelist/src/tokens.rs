@@ -52,7 +52,7 @@ pub fn fit(
     budget: usize,
     tokenizer: Tokenizer,
 ) -> Result<(Rendered, usize, RenderOptions), FileListError> {
-    let try_with = |o: &RenderOptions| -> Result<(Rendered, usize), FileListError> {
+    let try_with = |o: &RenderOptions| -> Attempt {
         let r = render(listing, tree, o);
         let n = tokenizer.count(&r.text)?;
         Ok((r, n))
@@ -61,44 +61,32 @@ pub fn fit(
     if first.1 <= budget {
         return Ok((first.0, first.1, options.clone()));
     }
-    // Largest depth that fits.
-    let (mut low, mut high) = (1, options.max_depth.saturating_sub(1).max(1));
-    let mut best: Option<(Rendered, usize, RenderOptions)> = None;
-    while low <= high {
-        let mid = low + (high - low) / 2;
-        let o = RenderOptions {
+    // Largest depth that fits; then, at depth 1, the largest entry count.
+    let by_depth = largest_fitting(
+        1,
+        options.max_depth.saturating_sub(1).max(1),
+        budget,
+        |mid| RenderOptions {
             max_depth: mid,
             ..options.clone()
-        };
-        let (r, n) = try_with(&o)?;
-        if n <= budget {
-            best = Some((r, n, o));
-            low = mid + 1;
-        } else {
-            high = mid - 1;
-        }
-    }
-    if let Some(found) = best {
+        },
+        &try_with,
+    )?;
+    if let Some(found) = by_depth {
         return Ok(mark(found, budget));
     }
-    // Depth 1 is still too big: largest file count that fits.
-    let (mut low, mut high) = (1, options.max_files.max(1));
-    while low <= high {
-        let mid = low + (high - low) / 2;
-        let o = RenderOptions {
+    let by_files = largest_fitting(
+        1,
+        options.max_files.max(1),
+        budget,
+        |mid| RenderOptions {
             max_depth: 1,
             max_files: mid,
             ..options.clone()
-        };
-        let (r, n) = try_with(&o)?;
-        if n <= budget {
-            best = Some((r, n, o));
-            low = mid + 1;
-        } else {
-            high = mid - 1;
-        }
-    }
-    if let Some(found) = best {
+        },
+        &try_with,
+    )?;
+    if let Some(found) = by_files {
         return Ok(mark(found, budget));
     }
     let o = RenderOptions {
@@ -109,6 +97,35 @@ pub fn fit(
     };
     let (r, n) = try_with(&o)?;
     Ok(mark((r, n, o), budget))
+}
+
+/// A rendering and its token count.
+type Attempt = Result<(Rendered, usize), FileListError>;
+/// The best fitting rendering found, with its count and options.
+type Fitted = Option<(Rendered, usize, RenderOptions)>;
+
+/// Binary search over `low..=high` for the largest value whose rendering fits
+/// `budget` (token counts grow with the value).
+fn largest_fitting(
+    mut low: usize,
+    mut high: usize,
+    budget: usize,
+    options_for: impl Fn(usize) -> RenderOptions,
+    try_with: &dyn Fn(&RenderOptions) -> Attempt,
+) -> Result<Fitted, FileListError> {
+    let mut best = None;
+    while low <= high {
+        let mid = low + (high - low) / 2;
+        let o = options_for(mid);
+        let (r, n) = try_with(&o)?;
+        if n <= budget {
+            best = Some((r, n, o));
+            low = mid + 1;
+        } else {
+            high = mid - 1;
+        }
+    }
+    Ok(best)
 }
 
 fn mark(

@@ -2,25 +2,9 @@
 //! letting `..`, absolute paths or symlinks walk around a rule.
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-/// Resolves `.` and `..` and repeated separators without touching the disk;
-/// `..` above `/` stays at `/`. `path` must be absolute.
-pub fn normalize_lexically(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::Prefix(p) => out.push(p.as_os_str()),
-            Component::RootDir => out.push(Component::RootDir.as_os_str()),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(name) => out.push(name),
-        }
-    }
-    out
-}
+pub use agentctx_types::normalize_lexically;
 
 /// What the disk says about a path below the root.
 #[derive(Clone, Debug, PartialEq, Eq)]

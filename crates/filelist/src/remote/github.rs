@@ -71,21 +71,14 @@ pub fn listing(
     max_files: usize,
 ) -> Result<(Listing, String), RemoteError> {
     let base = format!("{}/repos/{owner_repo}", api.trim_end_matches('/'));
-    let candidates: Vec<String> = match reference {
-        Some(r) => vec![r.to_owned()],
-        None => {
-            let default = client
-                .get(&base, "application/vnd.github+json")
-                .ok()
-                .filter(|a| a.status == 200)
-                .and_then(|a| serde_json::from_str::<Repo>(&a.body).ok())
-                .and_then(|r| r.default_branch);
-            default
-                .into_iter()
-                .chain(["main".to_owned(), "master".to_owned()])
-                .collect()
-        }
-    };
+    let candidates = super::ref_candidates(reference, || {
+        client
+            .get(&base, "application/vnd.github+json")
+            .ok()
+            .filter(|a| a.status == 200)
+            .and_then(|a| serde_json::from_str::<Repo>(&a.body).ok())
+            .and_then(|r| r.default_branch)
+    });
     let mut last_error = None;
     for reference in candidates {
         let url = format!("{base}/git/trees/{reference}?recursive=1");

@@ -59,21 +59,14 @@ pub fn listing(
         api.trim_end_matches('/'),
         project_id(project)
     );
-    let candidates: Vec<String> = match reference {
-        Some(r) => vec![r.to_owned()],
-        None => {
-            let default = client
-                .get(&base, "application/json")
-                .ok()
-                .filter(|a| a.status == 200)
-                .and_then(|a| serde_json::from_str::<Project>(&a.body).ok())
-                .and_then(|p| p.default_branch);
-            default
-                .into_iter()
-                .chain(["main".to_owned(), "master".to_owned()])
-                .collect()
-        }
-    };
+    let candidates = super::ref_candidates(reference, || {
+        client
+            .get(&base, "application/json")
+            .ok()
+            .filter(|a| a.status == 200)
+            .and_then(|a| serde_json::from_str::<Project>(&a.body).ok())
+            .and_then(|p| p.default_branch)
+    });
     let mut last_error = None;
     for reference in candidates {
         let first = format!(

@@ -102,6 +102,21 @@ struct CacheEntry {
     listing: Listing,
 }
 
+/// The refs to try: the one asked for; else the default branch (when the
+/// metadata request gave one), then `main`, then `master`.
+fn ref_candidates(
+    reference: Option<&str>,
+    default_branch: impl FnOnce() -> Option<String>,
+) -> Vec<String> {
+    match reference {
+        Some(r) => vec![r.to_owned()],
+        None => default_branch()
+            .into_iter()
+            .chain(["main".to_owned(), "master".to_owned()])
+            .collect(),
+    }
+}
+
 fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
