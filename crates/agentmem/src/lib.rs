@@ -40,7 +40,10 @@ mod completion;
 mod events;
 mod extract;
 mod format;
+mod parse;
+mod query;
 mod redact;
+mod store;
 mod tail;
 
 pub use capture::{
@@ -48,3 +51,4 @@ pub use capture::{
     zoned_stamp,
 };
 pub use events::{CaptureEvent, append_event};
+pub use store::{Filter, Hit, MemoryStore, Reconciled, Record, Stats, StoreError};

@@ -242,6 +242,69 @@ pub enum MemCommand {
     /// Capture a finished sub-agent's output (Claude Code/Codex hook JSON on
     /// stdin, or Codex notify's JSON argument). Always exits 0, prints nothing.
     Capture(CaptureArgs),
+    /// Captures, newest first.
+    List(MemFilterArgs),
+    /// Captures ranked for a query (words, "phrases", prefix*, category:X).
+    Search(SearchArgs),
+    /// Print one capture (a path, a file name without .md, or a unique prefix).
+    Show(ShowArgs),
+    /// The best matches for a query as one block for a prompt.
+    Context(MemContextArgs),
+    /// Counts per category, agent and month; index size.
+    Stats,
+    /// Rebuild the index from the files.
+    Reindex,
+}
+
+#[derive(Debug, Args)]
+pub struct MemFilterArgs {
+    /// Only this category (repeatable).
+    #[arg(long = "category", value_name = "C")]
+    pub categories: Vec<String>,
+    /// Only this agent type.
+    #[arg(long, value_name = "T")]
+    pub agent: Option<String>,
+    /// Only this source (claude-hook, codex-notify, codex-hook).
+    #[arg(long, value_name = "S")]
+    pub source: Option<String>,
+    /// Only captures made in this directory or below it.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<String>,
+    /// On or after this date (YYYY-MM-DD[ HH:MM]).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// On or before this date.
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+    /// At most N.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The query.
+    pub query: String,
+    #[command(flatten)]
+    pub filter: MemFilterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// A path, a file name without .md, or a unique prefix of one.
+    pub id: String,
+}
+
+#[derive(Debug, Args)]
+pub struct MemContextArgs {
+    /// The query.
+    pub query: String,
+    /// Token budget for the block (o200k_base).
+    #[arg(long, value_name = "N", default_value_t = 2000)]
+    pub max_tokens: usize,
+    /// Only captures made in this directory or below it.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -84,7 +84,7 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         Command::Agents(AgentsCommand::Resolve(args)) => commands::agents::resolve(&inv, args, out),
         Command::Session(SessionCommand::Resume(args)) => commands::agents::resume(&inv, args, out),
         Command::Files(args) => commands::files::run(&inv, args, out),
-        Command::Mem(MemCommand::Capture(args)) => commands::mem::capture(&inv, args, out),
+        Command::Mem(command) => commands::memstore::run(&inv, command, out),
         Command::Rules(command) => commands::rules::run(&inv, command, out),
         Command::Trim(args) => commands::text::trim(&inv, args, out),
         Command::Prompt(PromptCommand::Rules) => commands::rules::prompt(&inv, out),

@@ -198,3 +198,96 @@ fn fifty_concurrent_captures_land_exactly_once_each() {
             .all(|e| e["source_app"] == "claude" && e["source"] == "claude-hook")
     );
 }
+
+fn fixture_memory(t: &TestEnv) -> PathBuf {
+    let root = t.dir.path().join("MEMORY");
+    let copy = |from: &Path, to: &Path| {
+        fn walk(from: &Path, to: &Path) {
+            std::fs::create_dir_all(to).unwrap();
+            for entry in std::fs::read_dir(from).unwrap().flatten() {
+                let target = to.join(entry.file_name());
+                if entry.file_type().unwrap().is_dir() {
+                    walk(&entry.path(), &target);
+                } else {
+                    std::fs::copy(entry.path(), target).unwrap();
+                }
+            }
+        }
+        walk(from, to);
+    };
+    copy(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/memory"),
+        &root,
+    );
+    root
+}
+
+#[test]
+fn a_capture_is_searchable_at_once_and_list_json_has_records() {
+    let t = TestEnv::new();
+    let root = fixture_memory(&t);
+    let env = [("AGENTMEM_ROOT", root.to_str().unwrap())];
+    let out = capture(
+        &t,
+        &hook_json("z1", "🗣️ Engineer: Tuned the quokka cache"),
+        &env,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let (code, stdout, _) = common::run(
+        t.cmd()
+            .args(["mem", "search", "quokka", "--json"])
+            .env("AGENTMEM_ROOT", &root),
+    );
+    assert_eq!(code, 0);
+    let hits: Vec<serde_json::Value> = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0]["category"], "IMPLEMENTATION");
+    let (_, list, _) = common::run(
+        t.cmd()
+            .args([
+                "mem",
+                "list",
+                "--json",
+                "--category",
+                "research",
+                "--limit",
+                "2",
+            ])
+            .env("AGENTMEM_ROOT", &root),
+    );
+    let records: Vec<serde_json::Value> = serde_json::from_str(&list).unwrap();
+    assert_eq!(records.len(), 2);
+    assert!(records.iter().all(|r| r["category"] == "RESEARCH"));
+}
+
+#[test]
+fn bad_query_is_exit_2_and_context_fits_its_budget() {
+    let t = TestEnv::new();
+    let root = fixture_memory(&t);
+    let (code, _, stderr) = common::run(
+        t.cmd()
+            .args(["mem", "search", "\"unclosed"])
+            .env("AGENTMEM_ROOT", &root),
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("invalid search query: a phrase is missing its closing quote"),
+        "{stderr}"
+    );
+    let (code, text, _) = common::run(
+        t.cmd()
+            .args(["mem", "context", "auth", "--max-tokens", "120"])
+            .env("AGENTMEM_ROOT", &root),
+    );
+    assert_eq!(code, 0);
+    assert!(
+        text.starts_with("<memory_context query=\"auth\">\n")
+            && text.ends_with("</memory_context>\n"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("## ").count(),
+        1,
+        "only what fits 120 tokens: {text}"
+    );
+}

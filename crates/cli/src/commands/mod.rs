@@ -7,6 +7,7 @@ pub mod files;
 pub mod hook;
 pub mod install;
 pub mod mem;
+pub mod memstore;
 pub mod rules;
 pub mod schema;
 pub mod text;

@@ -1,0 +1,198 @@
+//! `agentctx mem list|search|show|context|stats|reindex`.
+
+use std::fmt::Write as _;
+use std::io::Write;
+
+use agentctx_agentmem::{Filter, MemoryStore, Record};
+
+use crate::cli::{MemCommand, MemFilterArgs};
+use crate::commands::{Invocation, Outcome, write_json};
+
+/// The store, reconciled with the folder (every read command first does this).
+pub fn open(inv: &Invocation) -> anyhow::Result<MemoryStore> {
+    let root = crate::commands::mem::memory_root(&inv.config.config.agentmem, &inv.env)
+        .ok_or_else(|| anyhow::anyhow!("no memory folder: set AGENTMEM_ROOT or HOME"))?;
+    let mut store = MemoryStore::open(&root)?;
+    let report = store.reconcile()?;
+    for (path, reason) in &report.unparsable {
+        tracing::debug!("skipped {}: {reason}", path.display());
+    }
+    Ok(store)
+}
+
+fn filter(args: &MemFilterArgs, inv: &Invocation) -> Filter {
+    Filter {
+        categories: args.categories.clone(),
+        agent: args.agent.clone(),
+        source: args.source.clone(),
+        project: args
+            .project
+            .as_ref()
+            .map(|p| inv.cwd.join(p).display().to_string()),
+        since: args.since.clone(),
+        until: args.until.clone(),
+        limit: args.limit.unwrap_or(0),
+    }
+}
+
+/// `2026-01-25 09:12 IMPLEMENTATION engineer  fixed-auth-race  path`
+fn line(record: &Record) -> String {
+    let short_time: String = record.time.chars().take(16).collect();
+    let description = record
+        .id
+        .rsplit_once('_')
+        .map_or(record.id.as_str(), |(_, d)| d);
+    format!(
+        "{short_time} {:<14} {:<12} {description}  {}",
+        record.category,
+        record.agent,
+        record.path.display()
+    )
+}
+
+pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    match command {
+        MemCommand::Capture(args) => return crate::commands::mem::capture(inv, args, out),
+        MemCommand::List(args) => {
+            let records = open(inv)?.list(&filter(args, inv))?;
+            if inv.json {
+                write_json(out, &records)?;
+            } else {
+                for record in &records {
+                    writeln!(out, "{}", line(record))?;
+                }
+            }
+        }
+        MemCommand::Search(args) => {
+            let hits = open(inv)?.search(&args.query, &filter(&args.filter, inv))?;
+            if inv.json {
+                write_json(out, &hits)?;
+            } else {
+                for hit in &hits {
+                    writeln!(
+                        out,
+                        "{}\n    {}",
+                        line(&hit.record),
+                        hit.snippet.replace('\n', " ")
+                    )?;
+                }
+            }
+        }
+        MemCommand::Show(args) => {
+            let record = open(inv)?.find(&args.id)?;
+            let text = std::fs::read_to_string(&record.path)?;
+            if inv.json {
+                write_json(out, &serde_json::json!({"record": record, "text": text}))?;
+            } else {
+                out.write_all(text.as_bytes())?;
+            }
+        }
+        MemCommand::Context(args) => {
+            let store = open(inv)?;
+            let mut f = Filter {
+                limit: 20,
+                ..Filter::default()
+            };
+            f.project = args
+                .project
+                .as_ref()
+                .map(|p| inv.cwd.join(p).display().to_string());
+            let hits = store.search(&args.query, &f)?;
+            let text = context_block(&args.query, hits.iter().map(|h| &h.record), args.max_tokens)?;
+            if inv.json {
+                write_json(
+                    out,
+                    &serde_json::json!({"query": args.query, "matches": hits.len(), "text": text}),
+                )?;
+            } else {
+                out.write_all(text.as_bytes())?;
+            }
+        }
+        MemCommand::Stats => {
+            let stats = open(inv)?.stats()?;
+            if inv.json {
+                write_json(out, &stats)?;
+            } else {
+                writeln!(
+                    out,
+                    "{} captures, {} bytes; index {} bytes",
+                    stats.total, stats.captures_bytes, stats.index_bytes
+                )?;
+                for (title, map) in [
+                    ("category", &stats.by_category),
+                    ("agent", &stats.by_agent),
+                    ("month", &stats.by_month),
+                ] {
+                    writeln!(out, "by {title}:")?;
+                    for (key, count) in map {
+                        writeln!(out, "  {key:<20} {count}")?;
+                    }
+                }
+            }
+        }
+        MemCommand::Reindex => {
+            let root = crate::commands::mem::memory_root(&inv.config.config.agentmem, &inv.env)
+                .ok_or_else(|| anyhow::anyhow!("no memory folder: set AGENTMEM_ROOT or HOME"))?;
+            let report = MemoryStore::open(&root)?.rebuild()?;
+            writeln!(out, "indexed {} captures", report.added)?;
+            for (path, reason) in &report.unparsable {
+                writeln!(out, "skipped {}: {reason}", path.display())?;
+            }
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// The best matches, most relevant first, each with its completion, date,
+/// agent and the start of its output, within `max_tokens` (o200k_base).
+fn context_block<'r>(
+    query: &str,
+    records: impl Iterator<Item = &'r Record>,
+    max_tokens: usize,
+) -> anyhow::Result<String> {
+    let tokenizer = agentctx_filelist::Tokenizer::O200k;
+    let open = format!(
+        "<memory_context query=\"{}\">\n",
+        query.replace('"', "&quot;")
+    );
+    let close = "</memory_context>\n";
+    let mut used = tokenizer.count(&open)? + tokenizer.count(close)?;
+    let mut body = String::new();
+    for record in records {
+        let output = std::fs::read_to_string(&record.path).unwrap_or_default();
+        let start = output
+            .split_once("## Agent Output\n")
+            .map_or(output.as_str(), |(_, rest)| rest)
+            .split("\n---\n\n## Metadata")
+            .next()
+            .unwrap_or("")
+            .trim();
+        let mut entry = String::new();
+        let _ = writeln!(
+            entry,
+            "## {}: {} ({}, {})",
+            record.category,
+            record.completion,
+            record.time.chars().take(16).collect::<String>(),
+            record.agent
+        );
+        let _ = writeln!(entry, "{}", record.path.display());
+        let excerpt: String = start.chars().take(600).collect();
+        let _ = writeln!(
+            entry,
+            "{excerpt}{}\n",
+            if start.chars().count() > 600 {
+                " …"
+            } else {
+                ""
+            }
+        );
+        let cost = tokenizer.count(&entry)?;
+        if used + cost > max_tokens {
+            break;
+        }
+        used += cost;
+        body.push_str(&entry);
+    }
+    Ok(format!("{open}{body}{close}"))
+}
