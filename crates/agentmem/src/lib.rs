@@ -51,4 +51,6 @@ pub use capture::{
     zoned_stamp,
 };
 pub use events::{CaptureEvent, append_event};
-pub use store::{Filter, Hit, MemoryStore, Reconciled, Record, Stats, StoreError};
+pub use store::{
+    FULL_CHECK_LIMIT, Filter, Hit, MemoryStore, Reconciled, Record, Stats, StoreError,
+};

@@ -12,6 +12,9 @@ pub struct Query {
     pub categories: Vec<String>,
     pub agent: Option<String>,
     pub source: Option<String>,
+    /// The words searched for (lowercase; a prefix term without its star),
+    /// for snippets.
+    pub terms: Vec<String>,
 }
 
 /// Every term is quoted for FTS5 (so `auth-flow` is a term, not an
@@ -35,6 +38,9 @@ pub fn parse_query(text: &str) -> Result<Query, StoreError> {
             }
             if !phrase.trim().is_empty() {
                 terms.push(format!("\"{}\"", phrase.replace('"', "")));
+                query
+                    .terms
+                    .extend(phrase.split_whitespace().map(str::to_lowercase));
             }
             continue;
         }
@@ -69,11 +75,45 @@ pub fn parse_query(text: &str) -> Result<Query, StoreError> {
             )));
         }
         terms.push(format!("\"{stem}\"{}", if prefix { "*" } else { "" }));
+        query.terms.push(stem.to_lowercase());
     }
     if !terms.is_empty() {
         query.fts = Some(terms.join(" "));
     }
     Ok(query)
+}
+
+/// About a dozen words of `body` around the first searched term, with
+/// every word that starts with a term in `[brackets]`.
+pub fn snippet(body: &str, terms: &[String]) -> String {
+    let words: Vec<&str> = body.split_whitespace().collect();
+    let hit = |w: &str| {
+        let w = w.to_lowercase();
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        terms
+            .iter()
+            .any(|t| !t.is_empty() && w.starts_with(t.as_str()))
+    };
+    let first = words.iter().position(|w| hit(w)).unwrap_or(0);
+    let start = first.saturating_sub(5);
+    let end = (start + 12).min(words.len());
+    let mut out: Vec<String> = words[start..end]
+        .iter()
+        .map(|w| {
+            if hit(w) {
+                format!("[{w}]")
+            } else {
+                (*w).to_owned()
+            }
+        })
+        .collect();
+    if start > 0 {
+        out.insert(0, "…".to_owned());
+    }
+    if end < words.len() {
+        out.push("…".to_owned());
+    }
+    out.join(" ")
 }
 
 #[cfg(test)]
@@ -92,6 +132,15 @@ mod tests {
         assert_eq!(q.categories, ["DECISION"]);
         assert_eq!(q.agent.as_deref(), Some("Engineer"));
         assert!(parse_query("category:research").unwrap().fts.is_none());
+    }
+
+    #[test]
+    fn snippets_mark_the_terms() {
+        let body = "one two three four five six seven eight Auth nine ten eleven twelve thirteen";
+        assert_eq!(
+            snippet(body, &["auth".into()]),
+            "… four five six seven eight [Auth] nine ten eleven twelve thirteen"
+        );
     }
 
     #[test]

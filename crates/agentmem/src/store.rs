@@ -134,11 +134,20 @@ CREATE TABLE IF NOT EXISTS captures (
     description TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS captures_time ON captures(time);
+CREATE TABLE IF NOT EXISTS dirs (
+    path TEXT PRIMARY KEY,
+    mtime INTEGER NOT NULL
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS captures_fts USING fts5(
     completion, description, body,
+    content = '', contentless_delete = 1,
     tokenize = 'unicode61 remove_diacritics 2'
 );
+INSERT INTO captures_fts (captures_fts, rank) VALUES ('rank', 'bm25(5.0, 3.0, 1.0)');
 ";
+
+/// Bumped when the schema changes; an index of another version is rebuilt.
+const SCHEMA_VERSION: i64 = 2;
 
 /// The index of one memory folder.
 pub struct MemoryStore {
@@ -175,7 +184,20 @@ impl MemoryStore {
         let conn = Connection::open(path).map_err(|e| io_error(path, e))?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(|e| io_error(path, e))?;
-        conn.execute_batch(SCHEMA).map_err(|e| io_error(path, e))?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| io_error(path, e))?;
+        if version != SCHEMA_VERSION {
+            // Another layout (or a new file): start over; the files are the truth.
+            conn.execute_batch("DROP TABLE IF EXISTS captures; DROP TABLE IF EXISTS captures_fts; DROP TABLE IF EXISTS dirs;")
+                .map_err(|e| io_error(path, e))?;
+            conn.execute_batch(SCHEMA).map_err(|e| io_error(path, e))?;
+            conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))
+                .map_err(|e| io_error(path, e))?;
+        } else {
+            conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+                .map_err(|e| io_error(path, e))?;
+        }
         // A file that is not a database fails here, not later.
         conn.query_row("SELECT count(*) FROM captures", [], |r| r.get::<_, i64>(0))
             .map_err(|e| io_error(path, e))?;
@@ -186,63 +208,97 @@ impl MemoryStore {
     }
 
     /// Brings the index in line with the folder: new, changed and deleted
-    /// files, by path, size and mtime.
+    /// files. Up to [`FULL_CHECK_LIMIT`] captures, every file's size and
+    /// mtime is compared; above it, only directories whose mtime changed are
+    /// rescanned file by file (adding, removing or renaming a file changes
+    /// its directory's mtime; an edit in place that keeps the directory's
+    /// mtime is picked up by [`MemoryStore::rebuild`] or the next change in
+    /// that directory).
     pub fn reconcile(&mut self) -> Result<Reconciled, StoreError> {
-        let mut on_disk: BTreeMap<String, (u64, i64)> = BTreeMap::new();
-        collect_captures(&self.root, &mut on_disk);
-        let mut known: BTreeMap<String, (i64, u64, i64)> = BTreeMap::new();
-        {
+        let count: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM captures", [], |r| r.get(0))
+            .map_err(|e| io_error(&self.root, e))?;
+        if usize::try_from(count).unwrap_or(usize::MAX) <= FULL_CHECK_LIMIT {
+            self.reconcile_dirs(true)
+        } else {
+            self.reconcile_dirs(false)
+        }
+    }
+
+    /// The directory-level reconcile that [`MemoryStore::reconcile`] uses
+    /// above [`FULL_CHECK_LIMIT`] captures, whatever their number.
+    pub fn reconcile_by_directory(&mut self) -> Result<Reconciled, StoreError> {
+        self.reconcile_dirs(false)
+    }
+
+    fn reconcile_dirs(&mut self, every_file: bool) -> Result<Reconciled, StoreError> {
+        let stored: BTreeMap<String, i64> = {
             let mut stmt = self
                 .conn
-                .prepare_cached("SELECT id, path, size, mtime FROM captures")
+                .prepare_cached("SELECT path, mtime FROM dirs")
                 .map_err(|e| io_error(&self.root, e))?;
             let rows = stmt
-                .query_map([], |r| {
-                    Ok((
-                        r.get::<_, String>(1)?,
-                        (
-                            r.get::<_, i64>(0)?,
-                            r.get::<_, i64>(2)? as u64,
-                            r.get::<_, i64>(3)?,
-                        ),
-                    ))
-                })
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
                 .map_err(|e| io_error(&self.root, e))?;
-            for row in rows.flatten() {
-                known.insert(row.0, row.1);
-            }
-        }
+            rows.flatten().collect()
+        };
         let mut report = Reconciled::default();
         let tx = self
             .conn
             .transaction()
             .map_err(|e| io_error(&self.root, e))?;
-        for (path, (id, _, _)) in &known {
-            if !on_disk.contains_key(path) {
-                delete(&tx, *id).map_err(|e| io_error(&self.root, e))?;
-                report.removed += 1;
-            }
-        }
-        for (path, (size, mtime)) in &on_disk {
-            let existing = known.get(path);
-            if existing.is_some_and(|(_, s, m)| s == size && m == mtime) {
+        let mut seen_dirs: Vec<String> = Vec::new();
+        let mut stack = vec![self.root.clone()];
+        while let Some(dir) = stack.pop() {
+            let key = dir.display().to_string();
+            let Ok(meta) = std::fs::metadata(&dir) else {
+                continue;
+            };
+            let mtime = mtime_of(&meta);
+            seen_dirs.push(key.clone());
+            let unchanged = stored.get(&key) == Some(&mtime);
+            if unchanged && !every_file {
+                // Same entries as last time: visit the subdirectories known then.
+                let prefix = format!("{key}/");
+                stack.extend(
+                    stored
+                        .range(prefix.clone()..)
+                        .take_while(|(p, _)| p.starts_with(&prefix))
+                        .filter(|(p, _)| !p[prefix.len()..].contains('/'))
+                        .map(|(p, _)| PathBuf::from(p)),
+                );
                 continue;
             }
-            if let Some((id, _, _)) = existing {
-                delete(&tx, *id).map_err(|e| io_error(&self.root, e))?;
+            let (files, subdirs) = scan_dir(&dir);
+            stack.extend(subdirs);
+            sync_dir(&tx, &key, &files, &mut report).map_err(|e| io_error(&dir, e))?;
+            tx.execute(
+                "INSERT OR REPLACE INTO dirs (path, mtime) VALUES (?1, ?2)",
+                params![key, mtime],
+            )
+            .map_err(|e| io_error(&dir, e))?;
+        }
+        // Directories that are gone take their captures with them.
+        let seen: std::collections::BTreeSet<&String> = seen_dirs.iter().collect();
+        for gone in stored.keys().filter(|d| !seen.contains(d)) {
+            let ids: Vec<i64> = {
+                let mut stmt = tx
+                    .prepare_cached("SELECT id FROM captures WHERE path >= ?1 AND path < ?2")
+                    .map_err(|e| io_error(&self.root, e))?;
+                let rows = stmt
+                    .query_map(params![format!("{gone}/"), format!("{gone}0")], |r| {
+                        r.get(0)
+                    })
+                    .map_err(|e| io_error(&self.root, e))?;
+                rows.flatten().collect()
+            };
+            for id in ids {
+                delete(&tx, id).map_err(|e| io_error(&self.root, e))?;
+                report.removed += 1;
             }
-            match crate::parse::parse_capture(Path::new(path)) {
-                Ok(capture) => {
-                    insert(&tx, path, *size, *mtime, &capture)
-                        .map_err(|e| io_error(&self.root, e))?;
-                    if existing.is_some() {
-                        report.updated += 1;
-                    } else {
-                        report.added += 1;
-                    }
-                }
-                Err(reason) => report.unparsable.push((PathBuf::from(path), reason)),
-            }
+            tx.execute("DELETE FROM dirs WHERE path = ?1", [gone])
+                .map_err(|e| io_error(&self.root, e))?;
         }
         tx.commit().map_err(|e| io_error(&self.root, e))?;
         Ok(report)
@@ -251,9 +307,9 @@ impl MemoryStore {
     /// Drops every row and indexes the folder from scratch.
     pub fn rebuild(&mut self) -> Result<Reconciled, StoreError> {
         self.conn
-            .execute_batch("DELETE FROM captures; DELETE FROM captures_fts;")
+            .execute_batch("DELETE FROM captures; DELETE FROM captures_fts; DELETE FROM dirs;")
             .map_err(|e| io_error(&self.root, e))?;
-        self.reconcile()
+        self.reconcile_dirs(true)
     }
 
     /// Indexes one file just written (a capture), replacing any old row.
@@ -318,27 +374,48 @@ impl MemoryStore {
                 .collect());
         };
         values.insert(0, fts);
-        let sql = format!(
-            "SELECT {RECORD_COLUMNS}, snippet(captures_fts, 2, '[', ']', '…', 12), bm25(captures_fts, 5.0, 3.0, 1.0) AS score
-             FROM captures_fts f JOIN captures c ON c.id = f.rowid
-             WHERE captures_fts MATCH ?1 AND {clause}
-             ORDER BY score, c.time DESC LIMIT {limit}"
-        );
+        // FTS5 orders by its configured rank (bm25 weighted 5/3/1 for
+        // completion, description, body) inside the full-text table; the
+        // join with the metadata is made for the top rows only, unless a
+        // filter needs it first.
+        let sql = if clause == "1 = 1" {
+            format!(
+                "WITH top AS (SELECT rowid AS id, rank AS score FROM captures_fts WHERE captures_fts MATCH ?1 ORDER BY rank LIMIT {limit})
+                 SELECT {RECORD_COLUMNS}, top.score FROM top JOIN captures c ON c.id = top.id ORDER BY top.score, c.time DESC"
+            )
+        } else {
+            format!(
+                "SELECT {RECORD_COLUMNS}, f.rank AS score FROM captures_fts f JOIN captures c ON c.id = f.rowid
+                 WHERE captures_fts MATCH ?1 AND {clause} ORDER BY f.rank, c.time DESC LIMIT {limit}"
+            )
+        };
         let mut stmt = self
             .conn
             .prepare(&sql)
             .map_err(|e| StoreError::Query(e.to_string()))?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(values.iter()), |r| {
-                Ok(Hit {
-                    record: record_from_row(r)?,
-                    snippet: r.get(10)?,
-                    score: r.get(11)?,
-                })
+                Ok((record_from_row(r)?, r.get::<_, f64>(10)?))
             })
             .map_err(|e| StoreError::Query(e.to_string()))?;
-        rows.collect::<Result<Vec<_>, _>>()
-            .map_err(|e| StoreError::Query(e.to_string().replace("fts5: ", "")))
+        let found = rows
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| StoreError::Query(e.to_string().replace("fts5: ", "")))?;
+        // The index keeps no copy of the text (it would double its size):
+        // snippets come from the files of the hits.
+        Ok(found
+            .into_iter()
+            .map(|(record, score)| {
+                let snippet = crate::parse::parse_capture(&record.path)
+                    .map(|c| crate::query::snippet(&c.body, &parsed.terms))
+                    .unwrap_or_default();
+                Hit {
+                    record,
+                    snippet,
+                    score,
+                }
+            })
+            .collect())
     }
 
     /// The capture named by `id_or_path`: a path, a file name without
@@ -401,6 +478,90 @@ impl MemoryStore {
             .sum();
         Ok(stats)
     }
+}
+
+/// Up to this many captures, every read checks every file.
+pub const FULL_CHECK_LIMIT: usize = 20_000;
+
+/// The `*.md` files (with size and mtime) and subdirectories of one
+/// directory; `.agentmem` is skipped.
+fn scan_dir(dir: &Path) -> (BTreeMap<String, (u64, i64)>, Vec<PathBuf>) {
+    let mut files = BTreeMap::new();
+    let mut subdirs = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return (files, subdirs);
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            if entry.file_name() != ".agentmem" {
+                subdirs.push(path);
+            }
+        } else if path.extension().is_some_and(|e| e == "md")
+            && let Ok(meta) = entry.metadata()
+        {
+            files.insert(path.display().to_string(), (meta.len(), mtime_of(&meta)));
+        }
+    }
+    (files, subdirs)
+}
+
+/// Makes the rows of the captures directly in `dir` match `files`.
+fn sync_dir(
+    tx: &rusqlite::Transaction<'_>,
+    dir: &str,
+    files: &BTreeMap<String, (u64, i64)>,
+    report: &mut Reconciled,
+) -> rusqlite::Result<()> {
+    let prefix = format!("{dir}/");
+    let known: BTreeMap<String, (i64, u64, i64)> = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id, path, size, mtime FROM captures WHERE path >= ?1 AND path < ?2",
+        )?;
+        let rows = stmt.query_map(params![prefix, format!("{dir}0")], |r| {
+            Ok((
+                r.get::<_, String>(1)?,
+                (
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(2)? as u64,
+                    r.get::<_, i64>(3)?,
+                ),
+            ))
+        })?;
+        rows.flatten()
+            .filter(|(p, _)| !p[prefix.len()..].contains('/'))
+            .collect()
+    };
+    for (path, (id, _, _)) in &known {
+        if !files.contains_key(path) {
+            delete(tx, *id)?;
+            report.removed += 1;
+        }
+    }
+    for (path, (size, mtime)) in files {
+        let existing = known.get(path);
+        if existing.is_some_and(|(_, s, m)| s == size && m == mtime) {
+            continue;
+        }
+        if let Some((id, _, _)) = existing {
+            delete(tx, *id)?;
+        }
+        match crate::parse::parse_capture(Path::new(path)) {
+            Ok(capture) => {
+                insert(tx, path, *size, *mtime, &capture)?;
+                if existing.is_some() {
+                    report.updated += 1;
+                } else {
+                    report.added += 1;
+                }
+            }
+            Err(reason) => report.unparsable.push((PathBuf::from(path), reason)),
+        }
+    }
+    Ok(())
 }
 
 const RECORD_COLUMNS: &str = "c.name, c.path, c.category, c.agent, c.source, c.session, c.project, c.time, c.completion, c.description";
@@ -503,29 +664,4 @@ fn mtime_of(meta: &std::fs::Metadata) -> i64 {
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .and_then(|d| i64::try_from(d.as_nanos() / 1000).ok())
         .unwrap_or(0)
-}
-
-/// Every `*.md` below `root` except under `.agentmem/`, with size and mtime.
-fn collect_captures(root: &Path, out: &mut BTreeMap<String, (u64, i64)>) {
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                if entry.file_name() != ".agentmem" {
-                    stack.push(path);
-                }
-            } else if path.extension().is_some_and(|e| e == "md")
-                && let Ok(meta) = entry.metadata()
-            {
-                out.insert(path.display().to_string(), (meta.len(), mtime_of(&meta)));
-            }
-        }
-    }
 }

@@ -269,3 +269,30 @@ fn stats_count_categories_agents_and_months() {
     assert_eq!(stats.by_month["2026-03"], 3);
     assert!(stats.index_bytes > 0 && stats.captures_bytes > 0);
 }
+
+#[test]
+fn directory_level_reconcile_sees_added_and_removed_files() {
+    let (_d, root) = memory();
+    let mut store = opened(&root);
+    assert_eq!(
+        store.reconcile_by_directory().unwrap(),
+        Default::default(),
+        "nothing changed"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let added = root.join("DESIGN/2026-02/2026-02-12-090000_AGENT-designer_DESIGN_added-later.md");
+    std::fs::write(&added, "---\ncapture_type: DESIGN\nexecutor: designer\nagent_completion: Added later\n---\n\n## Agent Output\n\nokapi\n").unwrap();
+    let gone = std::fs::read_dir(root.join("SECURITY/2026-03"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::remove_file(gone).unwrap();
+    let report = store.reconcile_by_directory().unwrap();
+    assert_eq!((report.added, report.removed), (1, 1));
+    assert_eq!(store.search("okapi", &Filter::default()).unwrap().len(), 1);
+    // A whole directory removed takes its captures with it.
+    std::fs::remove_dir_all(root.join("DECISION")).unwrap();
+    assert_eq!(store.reconcile_by_directory().unwrap().removed, 1);
+}

@@ -254,6 +254,18 @@ pub enum MemCommand {
     Stats,
     /// Rebuild the index from the files.
     Reindex,
+    /// A read-only web viewer of captures and events on 127.0.0.1.
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port (0 picks a free one; the address is printed).
+    #[arg(long, default_value_t = 7878)]
+    pub port: u16,
+    /// Listen on another address than 127.0.0.1 (explicitly only).
+    #[arg(long, value_name = "ADDR")]
+    pub bind: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -20,7 +20,7 @@ pub fn open(inv: &Invocation) -> anyhow::Result<MemoryStore> {
     Ok(store)
 }
 
-fn filter(args: &MemFilterArgs, inv: &Invocation) -> Filter {
+pub fn filter(args: &MemFilterArgs, inv: &Invocation) -> Filter {
     Filter {
         categories: args.categories.clone(),
         agent: args.agent.clone(),
@@ -53,6 +53,7 @@ fn line(record: &Record) -> String {
 pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     match command {
         MemCommand::Capture(args) => return crate::commands::mem::capture(inv, args, out),
+        MemCommand::Serve(args) => return crate::commands::serve::run(inv, args, out),
         MemCommand::List(args) => {
             let records = open(inv)?.list(&filter(args, inv))?;
             if inv.json {
