@@ -8,7 +8,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use common::TestEnv;
+use common::{TestEnv, fixture_memory};
 
 fn memory_files(root: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
@@ -197,29 +197,6 @@ fn fifty_concurrent_captures_land_exactly_once_each() {
             .iter()
             .all(|e| e["source_app"] == "claude" && e["source"] == "claude-hook")
     );
-}
-
-fn fixture_memory(t: &TestEnv) -> PathBuf {
-    let root = t.dir.path().join("MEMORY");
-    let copy = |from: &Path, to: &Path| {
-        fn walk(from: &Path, to: &Path) {
-            std::fs::create_dir_all(to).unwrap();
-            for entry in std::fs::read_dir(from).unwrap().flatten() {
-                let target = to.join(entry.file_name());
-                if entry.file_type().unwrap().is_dir() {
-                    walk(&entry.path(), &target);
-                } else {
-                    std::fs::copy(entry.path(), target).unwrap();
-                }
-            }
-        }
-        walk(from, to);
-    };
-    copy(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/memory"),
-        &root,
-    );
-    root
 }
 
 #[test]

@@ -6,7 +6,6 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
 use std::process::{Child, Stdio};
 
 use common::TestEnv;
@@ -23,24 +22,8 @@ impl Drop for Viewer {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 fn start(t: &TestEnv) -> Viewer {
-    let root = t.dir.path().join("MEMORY");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/memory"),
-        &root,
-    );
+    let root = common::fixture_memory(t);
     t.write("MEMORY/SECURITY/2026-03/2026-03-02-100000_AGENT-pentester_SECURITY_xss.md", "---\ncapture_type: \"SECURITY\"\nexecutor: \"pentester\"\nagent_completion: \"Found <b>XSS</b>\"\n---\n\n## Agent Output\n\nPayload: <script>alert('x')</script> and <img src=x onerror=alert(1)>\n");
     t.write("events.jsonl", "{\"timestamp\":\"2026-01-25 09:12:00 JST\",\"source_app\":\"claude\",\"source\":\"claude-hook\",\"session_id\":\"s-1\",\"hook_event_type\":\"SubagentStop\",\"outcome\":\"captured\",\"capture_path\":\"/m/x.md\"}\n");
     let mut child = t

@@ -62,3 +62,23 @@ pub fn run(cmd: &mut Command) -> (i32, String, String) {
 pub fn workspace_root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
+
+/// Copies a directory tree (a fixture folder the test may write into).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read fixture dir").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
+}
+
+/// A copy of fixtures/memory at `<temp>/MEMORY`.
+pub fn fixture_memory(t: &TestEnv) -> PathBuf {
+    let root = t.dir.path().join("MEMORY");
+    copy_dir(&workspace_root().join("fixtures/memory"), &root);
+    root
+}
