@@ -49,7 +49,7 @@ pub use fsutil::AGENTS_FILE_NAME;
 pub use reminder::{ResumeDiff, render_resolve_paths, render_resume_diff, render_trimmed};
 pub use resolver::Resolver;
 pub use root::{RootOptions, find_root};
-pub use session::{StartedSession, resume_session, start_session};
+pub use session::{StartedSession, StoredResolve, resolve_in_store, resume_session, start_session};
 pub use store::{CorruptState, SessionStore, StoredState};
 pub use trim::{Trimmed, trim};
 

@@ -86,3 +86,52 @@ pub fn resume_session(
     }
     Ok((diff, resolver))
 }
+
+/// What [`resolve_in_store`] did besides resolving.
+#[derive(Debug)]
+pub struct StoredResolve {
+    /// The new or changed AGENTS.md files.
+    pub found: agentctx_types::ResolvedAgents,
+    /// The session had no usable state, so a fresh one was started at the
+    /// cwd: the warnings of its initial chain (empty otherwise).
+    pub fresh_warnings: Option<Vec<crate::chain::ChainWarning>>,
+    /// The state file that was unusable and has been rebuilt, if any.
+    pub rebuilt: Option<crate::store::CorruptState>,
+}
+
+/// The flow every caller of the resolver with a session runs: under the
+/// store's lock, continue the stored session (or start one at `cwd` when
+/// there is none or it is unusable), resolve `targets`, and write the state
+/// back only when it changed.
+pub fn resolve_in_store<P: AsRef<Path>>(
+    store: &crate::store::SessionStore,
+    cwd: &Path,
+    config: &AgentsConfig,
+    home: Option<PathBuf>,
+    targets: &[P],
+) -> Result<StoredResolve, CoreError> {
+    use crate::store::StoredState;
+    store.update(|stored| {
+        let (mut resolver, fresh_warnings, rebuilt) = match stored {
+            StoredState::Found(state) => (Resolver::from_state(state, config), None, None),
+            other => match start_session(cwd, config, home) {
+                Ok(started) => {
+                    let rebuilt = match other {
+                        StoredState::Corrupt(corrupt) => Some(corrupt),
+                        _ => None,
+                    };
+                    (started.resolver, Some(started.chain.warnings), rebuilt)
+                }
+                Err(error) => return (Err(error), None),
+            },
+        };
+        let found = resolver.resolve_for_paths(targets);
+        let write = fresh_warnings.is_some() || resolver.is_changed();
+        let result = StoredResolve {
+            found,
+            fresh_warnings,
+            rebuilt,
+        };
+        (Ok(result), write.then(|| resolver.into_state()))
+    })?
+}

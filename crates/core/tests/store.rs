@@ -113,3 +113,27 @@ fn concurrent_updates_are_serialised() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn resolve_in_store_starts_rebuilds_and_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = std::fs::canonicalize(dir.path()).unwrap().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::write(repo.join(".git/HEAD"), "ref: x\n").unwrap();
+    std::fs::create_dir_all(repo.join("api")).unwrap();
+    std::fs::write(repo.join("api/AGENTS.md"), "api\n").unwrap();
+    let path = dir.path().join("s.json");
+    std::fs::write(&path, "{ torn").unwrap();
+    let store = SessionStore::at(&path);
+    let config = agentctx_types::AgentsConfig::default();
+    let target = [repo.join("api/x.rs")];
+    let first = agentctx_core::resolve_in_store(&store, &repo, &config, None, &target).unwrap();
+    assert!(first.rebuilt.is_some() && first.fresh_warnings.is_some());
+    assert_eq!(first.found.files.len(), 1);
+    let second = agentctx_core::resolve_in_store(&store, &repo, &config, None, &target).unwrap();
+    assert!(second.rebuilt.is_none() && second.fresh_warnings.is_none());
+    assert!(
+        second.found.files.is_empty(),
+        "the stored session already has it"
+    );
+}

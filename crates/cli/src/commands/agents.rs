@@ -54,21 +54,18 @@ pub fn resolve(
     )?;
     let found = match store {
         None => start(inv)?.resolver.resolve_for_paths(&targets),
-        Some(store) => store.update(|stored| {
-            let (mut resolver, fresh) = match stored {
-                StoredState::Found(state) => (
-                    agentctx_core::Resolver::from_state(state, &inv.config.config.agents),
-                    false,
-                ),
-                other => match start_after(inv, other) {
-                    Ok(started) => (started.resolver, true),
-                    Err(e) => return (Err(e), None),
-                },
-            };
-            let found = resolver.resolve_for_paths(&targets);
-            let write = fresh || resolver.is_changed();
-            (Ok(found), write.then(|| resolver.into_state()))
-        })??,
+        Some(store) => {
+            let agents = &inv.config.config.agents;
+            let result = agentctx_core::resolve_in_store(
+                &store,
+                &inv.cwd,
+                agents,
+                inv.env.home(),
+                &targets,
+            )?;
+            log_fresh_start(result.rebuilt.as_ref(), result.fresh_warnings.as_deref());
+            result.found
+        }
     };
     if inv.json {
         write_json(out, &found)?;
@@ -128,16 +125,36 @@ fn start_after(
     inv: &Invocation,
     stored: StoredState,
 ) -> anyhow::Result<agentctx_core::StartedSession> {
-    match stored {
-        StoredState::Corrupt(corrupt) => tracing::warn!("{corrupt}"),
-        StoredState::Missing => tracing::info!("no session state yet; starting a fresh session"),
-        StoredState::Found(_) => {}
-    }
     let started = start(inv)?;
-    for warning in &started.chain.warnings {
+    let rebuilt = match stored {
+        StoredState::Corrupt(corrupt) => Some(corrupt),
+        _ => None,
+    };
+    log_fresh_start(rebuilt.as_ref(), Some(&started.chain.warnings));
+    Ok(started)
+}
+
+/// Says why a session started afresh, and what its initial chain warned about.
+fn log_fresh_start(
+    rebuilt: Option<&agentctx_core::CorruptState>,
+    chain_warnings: Option<&[agentctx_core::ChainWarning]>,
+) {
+    let Some(warnings) = chain_warnings else {
+        return;
+    };
+    match rebuilt {
+        Some(corrupt) => tracing::warn!("{corrupt}"),
+        None => tracing::info!("no session state yet; starting a fresh session"),
+    }
+    for warning in warnings {
         tracing::warn!("{warning}");
     }
-    Ok(started)
+}
+
+/// Where `--session-id` state files live: `$XDG_STATE_HOME/agentctx/sessions`.
+pub fn sessions_dir(env: &crate::config::Environment) -> Option<PathBuf> {
+    env.xdg_dir("XDG_STATE_HOME", ".local/state")
+        .map(|dir| dir.join("agentctx/sessions"))
 }
 
 fn store_for(
@@ -149,12 +166,7 @@ fn store_for(
         return Ok(Some(SessionStore::at(inv.cwd.join(file))));
     }
     let Some(id) = id else { return Ok(None) };
-    let state_dir = inv
-        .env
-        .xdg_dir("XDG_STATE_HOME", ".local/state")
+    let dir = sessions_dir(&inv.env)
         .context("--session-id needs $XDG_STATE_HOME or $HOME to place the session file")?;
-    Ok(Some(SessionStore::for_id(
-        &state_dir.join("agentctx/sessions"),
-        id,
-    )?))
+    Ok(Some(SessionStore::for_id(&dir, id)?))
 }

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use agentctx_core::{
-    Resolver, SessionStore, StoredState, render_resolve_paths, render_resume_diff, resume_session,
+    SessionStore, StoredState, render_resolve_paths, render_resume_diff, resume_session,
     start_session,
 };
 use agentctx_types::HookInput;
@@ -103,10 +103,7 @@ fn store(inv: &Invocation, input: &HookInput, plan: &mut Plan) -> Option<Session
             }
         })
         .collect();
-    let dir = inv
-        .env
-        .xdg_dir("XDG_STATE_HOME", ".local/state")?
-        .join("agentctx/sessions");
+    let dir = crate::commands::agents::sessions_dir(&inv.env)?;
     SessionStore::for_id(&dir, safe.trim_start_matches('.')).ok()
 }
 
@@ -324,20 +321,16 @@ fn post_tool_use(inv: &Invocation, input: &HookInput, cwd: &Path, plan: &mut Pla
     let found = match store(inv, input, plan) {
         None => start_session(cwd, agents, inv.env.home())
             .map(|mut s| s.resolver.resolve_for_paths(&targets)),
-        Some(store) => store
-            .update(|stored| {
-                let (mut resolver, fresh) = match stored {
-                    StoredState::Found(state) => (Resolver::from_state(state, agents), false),
-                    _ => match start_session(cwd, agents, inv.env.home()) {
-                        Ok(started) => (started.resolver, true),
-                        Err(error) => return (Err(error), None),
-                    },
-                };
-                let found = resolver.resolve_for_paths(&targets);
-                let write = fresh || resolver.is_changed();
-                (Ok(found), write.then(|| resolver.into_state()))
-            })
-            .and_then(|r| r),
+        Some(store) => {
+            agentctx_core::resolve_in_store(&store, cwd, agents, inv.env.home(), &targets).map(
+                |r| {
+                    if let Some(corrupt) = &r.rebuilt {
+                        plan.note(corrupt.to_string());
+                    }
+                    r.found
+                },
+            )
+        }
     };
     match found {
         Ok(found) if found.files.is_empty() => plan.note(format!(
