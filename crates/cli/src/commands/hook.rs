@@ -47,9 +47,7 @@ pub fn run(inv: &Invocation, args: &HookArgs, out: &mut dyn Write) -> anyhow::Re
         },
     };
     let debug = crate::commands::mem::debug_requested(&inv.config.config.agentmem, &inv.env);
-    for note in &plan.notes {
-        crate::commands::mem::log_to(&inv.env, "hook.log", note, debug && !args.explain);
-    }
+    crate::commands::mem::log_to(&inv.env, "hook.log", &plan.notes, debug && !args.explain);
     if args.explain {
         for note in &plan.notes {
             writeln!(out, "- {note}")?;

@@ -41,13 +41,23 @@ pub fn debug_requested(config: &AgentMemConfig, env: &Environment) -> bool {
 /// `agentmem.log.1` past 1 MiB), and to stderr when `debug`. Never fails:
 /// there is nowhere left to report a failure to.
 pub fn log_line(env: &Environment, message: &str, debug: bool) {
-    log_to(env, "agentmem.log", message, debug);
+    log_to(env, "agentmem.log", &[message], debug);
 }
 
-/// Appends to `$XDG_STATE_HOME/agentctx/NAME`, rotating past 1 MiB.
-pub fn log_to(env: &Environment, name: &str, message: &str, debug: bool) {
+/// Appends `lines` to `$XDG_STATE_HOME/agentctx/NAME` with one write
+/// (rotating past 1 MiB), and to stderr when `debug`. Hooks call this on
+/// every tool call, so the folder is only created when the file cannot be
+/// opened.
+pub fn log_to<S: AsRef<str>>(env: &Environment, name: &str, lines: &[S], debug: bool) {
+    if lines.is_empty() {
+        return;
+    }
+    let prefix = name.trim_end_matches(".log");
     if debug {
-        let _ = writeln!(std::io::stderr(), "agentmem: {message}");
+        let mut stderr = std::io::stderr().lock();
+        for line in lines {
+            let _ = writeln!(stderr, "{prefix}: {}", line.as_ref());
+        }
     }
     let Some(dir) = env
         .xdg_dir("XDG_STATE_HOME", ".local/state")
@@ -55,7 +65,6 @@ pub fn log_to(env: &Environment, name: &str, message: &str, debug: bool) {
     else {
         return;
     };
-    let _ = std::fs::create_dir_all(&dir);
     let log = dir.join(name);
     if std::fs::metadata(&log).is_ok_and(|m| m.len() > LOG_LIMIT) {
         let _ = std::fs::rename(&log, dir.join(format!("{name}.1")));
@@ -63,12 +72,22 @@ pub fn log_to(env: &Environment, name: &str, message: &str, debug: bool) {
     let stamp = jiff::Timestamp::now()
         .strftime("%Y-%m-%dT%H:%M:%SZ")
         .to_string();
-    if let Ok(mut file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log)
-    {
-        let _ = file.write_all(format!("{stamp} {message}\n").as_bytes());
+    let text: String = lines
+        .iter()
+        .map(|line| format!("{stamp} {}\n", line.as_ref()))
+        .collect();
+    let open = || {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+    };
+    let file = open().or_else(|_| {
+        std::fs::create_dir_all(&dir)?;
+        open()
+    });
+    if let Ok(mut file) = file {
+        let _ = file.write_all(text.as_bytes());
     }
 }
 
