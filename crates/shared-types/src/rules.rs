@@ -127,6 +127,16 @@ pub enum RuleFileFormat {
     Markdown,
 }
 
+impl RuleFileFormat {
+    /// The name as serialized: `yaml` or `markdown`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Yaml => "yaml",
+            Self::Markdown => "markdown",
+        }
+    }
+}
+
 /// `agentctx rules show --json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -14,10 +14,9 @@ use crate::cli::{RequiredSessionArgs, ResolveArgs, SessionArgs};
 use crate::commands::{Invocation, Outcome, write_json};
 
 pub fn root(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let started = start(inv)?;
-    let info: &RootInfo = &started.root;
+    let info: RootInfo = crate::commands::project_root(inv, &inv.cwd)?;
     if inv.json {
-        write_json(out, info)?;
+        write_json(out, &info)?;
     } else {
         writeln!(out, "{}", info.root.display())?;
     }

@@ -99,13 +99,7 @@ fn file_list(
 ) -> anyhow::Result<String> {
     let root = match rules {
         Some(rules) => rules.root().to_path_buf(),
-        None => {
-            agentctx_core::find_root(
-                cwd,
-                &agentctx_core::RootOptions::from_config(&inv.config.config.agents, inv.env.home()),
-            )?
-            .root
-        }
+        None => crate::commands::project_root(inv, cwd)?.root,
     };
     let overrides = rules.map(|r| r.rule_set().file_list).unwrap_or_default();
     let args = FilesArgs {

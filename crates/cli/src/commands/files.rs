@@ -13,15 +13,16 @@ pub fn run(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::R
     if args.github.is_some() || args.gitlab.is_some() || args.from_json.is_some() {
         return remote(inv, args, out);
     }
-    let root = agentctx_core::find_root(
-        &inv.cwd,
-        &agentctx_core::RootOptions::from_config(&inv.config.config.agents, inv.env.home()),
-    )?;
-    let overrides = crate::commands::rules::load(inv)
-        .map(|rules| rules.rule_set().file_list)
-        .unwrap_or_default();
+    // The rules know the root; without them (a broken config default), find it.
+    let (root, overrides) = match crate::commands::rules::load(inv) {
+        Ok(rules) => (rules.root().to_path_buf(), rules.rule_set().file_list),
+        Err(_) => (
+            crate::commands::project_root(inv, &inv.cwd)?.root,
+            FileListOverrides::default(),
+        ),
+    };
     let options = options(inv, &inv.config.config.file_list_context, &overrides, args)?;
-    let list = list_local(&root.root, &options)?;
+    let list = list_local(&root, &options)?;
     if inv.json {
         write_json(out, &report(&list))?;
     } else {

@@ -33,11 +33,7 @@ fn targets(inv: &Invocation, args: &InstallArgs) -> anyhow::Result<Targets> {
     let base = if args.user {
         inv.env.home().context("--user needs $HOME")?
     } else {
-        agentctx_core::find_root(
-            &inv.cwd,
-            &agentctx_core::RootOptions::from_config(&inv.config.config.agents, inv.env.home()),
-        )?
-        .root
+        crate::commands::project_root(inv, &inv.cwd)?.root
     };
     Ok(match args.agent.as_str() {
         "codex" => Targets {

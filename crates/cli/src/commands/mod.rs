@@ -27,6 +27,16 @@ pub struct Invocation {
     pub json: bool,
 }
 
+/// The project root for `cwd`, from the `agents.root` config and `$HOME`.
+pub fn project_root(
+    inv: &Invocation,
+    cwd: &std::path::Path,
+) -> Result<agentctx_types::RootInfo, agentctx_core::CoreError> {
+    let options =
+        agentctx_core::RootOptions::from_config(&inv.config.config.agents, inv.env.home());
+    agentctx_core::find_root(cwd, &options)
+}
+
 /// How a command that ran without error ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {

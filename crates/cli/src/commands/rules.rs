@@ -18,10 +18,7 @@ pub fn load(inv: &Invocation) -> anyhow::Result<Rules> {
 
 /// [`load`] for another working directory (a hook's `cwd`).
 pub fn load_at(inv: &Invocation, cwd: &Path) -> anyhow::Result<Rules> {
-    let root = agentctx_core::find_root(
-        cwd,
-        &agentctx_core::RootOptions::from_config(&inv.config.config.agents, inv.env.home()),
-    )?;
+    let root = crate::commands::project_root(inv, cwd)?;
     let rules = Rules::load(&root.root, &inv.config.config.project_agent_rules)?;
     if let Some(error) = rules.error() {
         tracing::warn!("rule file is broken, {}: {error}", fallback_words(&rules));
@@ -101,9 +98,7 @@ fn show(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     }
     let source = match &report.source {
         agentctx_types::RulesSource::File { path, format } => {
-            format!("{} ({format:?})", path.display())
-                .replace("(Yaml)", "(yaml)")
-                .replace("(Markdown)", "(markdown)")
+            format!("{} ({})", path.display(), format.as_str())
         }
         agentctx_types::RulesSource::DefaultRules => "default_rules from the config".to_owned(),
         agentctx_types::RulesSource::DenyAll { path } => {
@@ -178,10 +173,7 @@ fn check_with(
 }
 
 fn lint_command(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let root = agentctx_core::find_root(
-        &inv.cwd,
-        &agentctx_core::RootOptions::from_config(&inv.config.config.agents, inv.env.home()),
-    )?;
+    let root = crate::commands::project_root(inv, &inv.cwd)?;
     let report = lint(&root.root, &inv.config.config.project_agent_rules);
     if inv.json {
         let findings: Vec<serde_json::Value> = report
