@@ -2,7 +2,6 @@
 
 mod cli;
 mod commands;
-mod config;
 
 use std::io::{IsTerminal as _, Write};
 use std::path::{Path, PathBuf};
@@ -16,7 +15,7 @@ use crate::cli::{
     AgentsCommand, Cli, Command, GlobalArgs, MemCommand, PromptCommand, SessionCommand,
 };
 use crate::commands::{Invocation, Outcome};
-use crate::config::{ConfigRequest, Environment};
+use agentctx_config::{self as config, ConfigRequest, Environment};
 
 /// Exit code for bad usage, bad config or bad input (and any other error).
 const EXIT_ERROR: u8 = 2;

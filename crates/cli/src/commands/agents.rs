@@ -151,7 +151,7 @@ fn log_fresh_start(
 }
 
 /// Where `--session-id` state files live: `$XDG_STATE_HOME/agentctx/sessions`.
-pub fn sessions_dir(env: &crate::config::Environment) -> Option<PathBuf> {
+pub fn sessions_dir(env: &agentctx_config::Environment) -> Option<PathBuf> {
     env.xdg_dir("XDG_STATE_HOME", ".local/state")
         .map(|dir| dir.join("agentctx/sessions"))
 }

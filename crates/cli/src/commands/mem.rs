@@ -12,7 +12,7 @@ use agentctx_types::{AgentMemConfig, CodexNotify, HookInput};
 
 use crate::cli::CaptureArgs;
 use crate::commands::{Invocation, Outcome};
-use crate::config::Environment;
+use agentctx_config::Environment;
 
 const LOG_LIMIT: u64 = 1024 * 1024;
 

@@ -16,7 +16,7 @@ pub mod text;
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::config::{Environment, LoadedConfig};
+use agentctx_config::{Environment, LoadedConfig};
 
 /// Everything a command may use: the working directory (absolute), the
 /// environment, the effective config and the output mode.

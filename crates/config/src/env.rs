@@ -23,7 +23,6 @@ impl Environment {
     }
 
     /// An environment holding exactly these variables.
-    #[cfg(test)]
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
         Self {
             vars: pairs

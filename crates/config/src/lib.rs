@@ -7,10 +7,31 @@
 //!
 //! Every source is validated on its own against [`Config`] before it is
 //! merged, so an error names the source that holds the bad value.
+//!
+//! ```
+//! use agentctx_config::{ConfigRequest, Environment, load};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let project = tempfile::tempdir()?;
+//! std::fs::write(project.path().join(".agentctx.yaml"), "agents:\n  initial:\n    maxFiles: 4\n")?;
+//! let env = Environment::from_pairs([("AGENTMEM_DEBUG", "1")]);
+//! let loaded = load(&ConfigRequest { cwd: project.path(), config_file: None, sets: &[], env: &env })?;
+//! assert_eq!(loaded.config.agents.initial.max_files.get(), 4);
+//! assert!(loaded.config.agentmem.debug);
+//!
+//! // A bad value names the file, line, column and key.
+//! std::fs::write(project.path().join(".agentctx.yaml"), "agents:\n  initial:\n    maxFiles: 0\n")?;
+//! let error = load(&ConfigRequest { cwd: project.path(), config_file: None, sets: &[], env: &env }).unwrap_err();
+//! assert!(error.to_string().contains(".agentctx.yaml:3:15: agents.initial.maxFiles"));
+//! # Ok(())
+//! # }
+//! ```
+#![deny(missing_docs)]
 
 mod env;
 mod error;
 mod layers;
+mod state;
 mod yaml;
 
 use std::collections::BTreeMap;
@@ -22,6 +43,7 @@ use serde_json::Value;
 pub use env::Environment;
 pub use error::ConfigError;
 use layers::{Leaf, Merged, flatten, leaves_of, nest};
+pub use state::{StateLog, state_dir};
 
 /// The name of the project config file looked for above the working directory.
 pub const PROJECT_FILE_NAME: &str = ".agentctx.yaml";
