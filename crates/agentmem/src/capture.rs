@@ -18,7 +18,7 @@ use crate::redact::redact;
 #[derive(Clone, Debug)]
 pub enum Trigger {
     /// A hook's stdin (Claude Code `SubagentStop`/`Stop`, Codex `SubagentStop`).
-    Hook(HookInput),
+    Hook(Box<HookInput>),
     /// Codex `notify`'s argument.
     CodexNotify(CodexNotify),
 }
@@ -99,6 +99,11 @@ pub struct Origin {
 }
 
 impl Trigger {
+    /// A hook's input.
+    pub fn hook(input: HookInput) -> Self {
+        Self::Hook(Box::new(input))
+    }
+
     /// Where it came from, from the input alone.
     pub fn origin(&self) -> Origin {
         match self {

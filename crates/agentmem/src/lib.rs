@@ -24,12 +24,12 @@
 //!     last_assistant_message: Some("🎯 COMPLETED: [AGENT:engineer] Fixed the auth race".into()),
 //!     ..HookInput::default()
 //! };
-//! let CaptureOutcome::Captured { path, .. } = capture(&Trigger::Hook(hook.clone()), &settings, None)? else {
+//! let CaptureOutcome::Captured { path, .. } = capture(&Trigger::hook(hook.clone()), &settings, None)? else {
 //!     panic!("expected a capture");
 //! };
 //! assert!(path.ends_with("IMPLEMENTATION/2026-01/2026-01-25-091200_AGENT-engineer_IMPLEMENTATION_fixed-the-auth-race.md"));
 //! // The same run again writes nothing.
-//! assert!(matches!(capture(&Trigger::Hook(hook), &settings, None)?, CaptureOutcome::Duplicate { .. }));
+//! assert!(matches!(capture(&Trigger::hook(hook), &settings, None)?, CaptureOutcome::Duplicate { .. }));
 //! # Ok(())
 //! # }
 //! ```
@@ -43,6 +43,7 @@ mod format;
 mod parse;
 mod query;
 mod redact;
+mod run;
 mod store;
 mod tail;
 
@@ -51,6 +52,7 @@ pub use capture::{
     zoned_stamp,
 };
 pub use events::{CaptureEvent, append_event};
+pub use run::{CaptureReport, capture_with_config, memory_root};
 pub use store::{
     FULL_CHECK_LIMIT, Filter, Hit, MemoryStore, Reconciled, Record, Stats, StoreError,
 };

@@ -75,7 +75,7 @@ fn task_era_capture_is_written_in_the_documented_format() {
     let mem = tempfile::tempdir().unwrap();
     let path = captured(
         capture(
-            &Trigger::Hook(hook(&fixtures().join("claude-task.jsonl"))),
+            &Trigger::hook(hook(&fixtures().join("claude-task.jsonl"))),
             &settings(mem.path()),
             None,
         )
@@ -90,7 +90,7 @@ fn agent_era_after_the_task_rename_is_captured_too() {
     let mem = tempfile::tempdir().unwrap();
     let path = captured(
         capture(
-            &Trigger::Hook(hook(&fixtures().join("claude-agent.jsonl"))),
+            &Trigger::hook(hook(&fixtures().join("claude-agent.jsonl"))),
             &settings(mem.path()),
             None,
         )
@@ -111,7 +111,7 @@ fn async_launch_acknowledgement_is_not_the_output() {
     let mem = tempfile::tempdir().unwrap();
     let path = captured(
         capture(
-            &Trigger::Hook(hook(&fixtures().join("claude-async.jsonl"))),
+            &Trigger::hook(hook(&fixtures().join("claude-async.jsonl"))),
             &settings(mem.path()),
             None,
         )
@@ -126,7 +126,7 @@ fn async_launch_acknowledgement_is_not_the_output() {
     h.agent_type = Some("pentester".into());
     h.agent_transcript_path = Some("/tmp/agent-a-77.jsonl".into());
     h.last_assistant_message = Some("🗣️ Pentester: No known CVEs in the lockfile".into());
-    let path = captured(capture(&Trigger::Hook(h), &settings(mem.path()), None).unwrap());
+    let path = captured(capture(&Trigger::hook(h), &settings(mem.path()), None).unwrap());
     assert!(
         path.to_string_lossy().contains("SECURITY"),
         "{}",
@@ -153,7 +153,7 @@ fn hook_before_the_result_is_flushed_retries_and_captures() {
     });
     let mut s = settings(mem.path());
     s.retry_delay = Duration::from_millis(100);
-    let path = captured(capture(&Trigger::Hook(hook(&transcript)), &s, None).unwrap());
+    let path = captured(capture(&Trigger::hook(hook(&transcript)), &s, None).unwrap());
     writer.join().unwrap();
     assert!(read(&path).contains("Arrived late"));
 }
@@ -161,7 +161,7 @@ fn hook_before_the_result_is_flushed_retries_and_captures() {
 #[test]
 fn the_same_run_is_captured_once_however_many_hooks_fire() {
     let mem = tempfile::tempdir().unwrap();
-    let trigger = Trigger::Hook(hook(&fixtures().join("claude-task.jsonl")));
+    let trigger = Trigger::hook(hook(&fixtures().join("claude-task.jsonl")));
     let outcomes: Vec<CaptureOutcome> = (0..6)
         .map(|_| capture(&trigger, &settings(mem.path()), None).unwrap())
         .collect();
@@ -184,8 +184,8 @@ fn a_second_capture_in_the_same_second_does_not_overwrite_the_first() {
     let mut second = first.clone();
     second.agent_id = Some("run-2".into());
     second.last_assistant_message = Some("🗣️ Researcher: Same words\n\nbut another run".into());
-    let a = captured(capture(&Trigger::Hook(first), &settings(mem.path()), None).unwrap());
-    let b = captured(capture(&Trigger::Hook(second), &settings(mem.path()), None).unwrap());
+    let a = captured(capture(&Trigger::hook(first), &settings(mem.path()), None).unwrap());
+    let b = captured(capture(&Trigger::hook(second), &settings(mem.path()), None).unwrap());
     assert_ne!(a, b);
     assert!(
         b.to_string_lossy().ends_with("_same-words-2.md"),
@@ -202,7 +202,7 @@ fn cjk_description_becomes_the_file_name_not_an_empty_one() {
     h.agent_transcript_path = Some("/tmp/a.jsonl".into());
     h.last_assistant_message = Some("🗣️ 認証フローを調査しました".into());
     h.agent_id = Some("cjk".into());
-    let path = captured(capture(&Trigger::Hook(h), &settings(mem.path()), None).unwrap());
+    let path = captured(capture(&Trigger::hook(h), &settings(mem.path()), None).unwrap());
     assert!(
         path.to_string_lossy()
             .ends_with("_認証フローを調査しました.md"),
@@ -214,7 +214,7 @@ fn cjk_description_becomes_the_file_name_not_an_empty_one() {
     h.agent_transcript_path = Some("/tmp/a.jsonl".into());
     h.last_assistant_message = Some("🎯 COMPLETED: ---".into());
     h.agent_id = Some("empty".into());
-    let path = captured(capture(&Trigger::Hook(h), &settings(mem.path()), None).unwrap());
+    let path = captured(capture(&Trigger::hook(h), &settings(mem.path()), None).unwrap());
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     assert!(
         !name.ends_with("_.md") && name.len() > "2026-01-25-091200_AGENT-x_RESEARCH_.md".len(),
@@ -230,7 +230,7 @@ fn frontmatter_values_round_trip_through_a_yaml_parser() {
     let completion = "Decision: use \"quotes\" & colons: everywhere # not a comment";
     h.last_assistant_message = Some(format!("🗣️ Architect: {completion}"));
     h.agent_id = Some("yaml".into());
-    let path = captured(capture(&Trigger::Hook(h), &settings(mem.path()), None).unwrap());
+    let path = captured(capture(&Trigger::hook(h), &settings(mem.path()), None).unwrap());
     let text = read(&path);
     let frontmatter = text.split("---\n").nth(1).unwrap();
     let parsed: BTreeMap<String, String> = serde_saphyr::from_str(frontmatter).unwrap();
@@ -259,7 +259,7 @@ fn a_huge_transcript_costs_what_its_last_turn_costs() {
     let started = std::time::Instant::now();
     let path = captured(
         capture(
-            &Trigger::Hook(hook(&transcript)),
+            &Trigger::hook(hook(&transcript)),
             &settings(mem.path()),
             None,
         )
@@ -278,7 +278,7 @@ fn half_written_last_line_is_skipped_not_an_error() {
     let mem = tempfile::tempdir().unwrap();
     let path = captured(
         capture(
-            &Trigger::Hook(hook(&fixtures().join("claude-half-written.jsonl"))),
+            &Trigger::hook(hook(&fixtures().join("claude-half-written.jsonl"))),
             &settings(mem.path()),
             None,
         )
@@ -294,7 +294,7 @@ fn secrets_are_masked_and_counted_and_redact_false_keeps_them() {
     h.agent_transcript_path = Some("/tmp/a.jsonl".into());
     h.last_assistant_message = Some("🗣️ Engineer: Rotated ghp_abcdefghijklmnopqrstuvwxyz0123456789\nGITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\nAKIAIOSFODNN7EXAMPLE".into());
     h.agent_id = Some("secret".into());
-    let path = captured(capture(&Trigger::Hook(h.clone()), &settings(mem.path()), None).unwrap());
+    let path = captured(capture(&Trigger::hook(h.clone()), &settings(mem.path()), None).unwrap());
     let text = read(&path);
     assert!(
         !text.contains("ghp_abc") && !text.contains("AKIAIOSFODNN7EXAMPLE"),
@@ -308,7 +308,7 @@ fn secrets_are_masked_and_counted_and_redact_false_keeps_them() {
     let other = tempfile::tempdir().unwrap();
     let mut s = settings(other.path());
     s.redact = false;
-    let path = captured(capture(&Trigger::Hook(h), &s, None).unwrap());
+    let path = captured(capture(&Trigger::hook(h), &s, None).unwrap());
     assert!(read(&path).contains("AKIAIOSFODNN7EXAMPLE"));
 }
 
@@ -387,7 +387,7 @@ fn nothing_to_capture_is_skipped() {
     let mut s = settings(mem.path());
     s.retries = 0;
     assert!(matches!(
-        capture(&Trigger::Hook(hook(&transcript)), &s, None).unwrap(),
+        capture(&Trigger::hook(hook(&transcript)), &s, None).unwrap(),
         CaptureOutcome::Skipped { .. }
     ));
     assert!(files_in(mem.path()).is_empty());

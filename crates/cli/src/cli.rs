@@ -339,25 +339,56 @@ pub struct ContextArgs {
     pub no_timestamp: bool,
 }
 
+/// A coding agent agentctx plugs into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AgentArg {
+    /// Claude Code.
+    Claude,
+    /// Codex CLI.
+    Codex,
+}
+
+impl From<AgentArg> for agentctx_types::HookAgent {
+    fn from(agent: AgentArg) -> Self {
+        match agent {
+            AgentArg::Claude => Self::Claude,
+            AgentArg::Codex => Self::Codex,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct HookArgs {
     /// Print what the hook would do and why, instead of the agent's JSON.
     #[arg(long)]
     pub explain: bool,
+    /// The agent that runs the hook (install writes it); without it, told from the payload.
+    #[arg(long, value_enum)]
+    pub agent: Option<AgentArg>,
 }
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
     /// claude or codex.
-    #[arg(value_parser = ["claude", "codex"])]
-    pub agent: String,
-    /// The project's settings (default).
-    #[arg(long, conflicts_with = "user")]
+    #[arg(value_enum)]
+    pub agent: AgentArg,
+    /// This project, for you (default): Claude Code's .claude/settings.local.json at the root.
+    #[arg(long, conflicts_with_all = ["user", "shared"])]
     pub project: bool,
+    /// This project, for everyone: .claude/settings.json (read only in sessions started at the root).
+    #[arg(long, conflicts_with = "user")]
+    pub shared: bool,
     /// The user's settings in the home directory.
     #[arg(long)]
     pub user: bool,
     /// Print the changes as a diff; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// The program hooks run (default: this agentctx, by absolute path).
+    #[arg(long, value_name = "PATH")]
+    pub program: Option<String>,
+    /// Claude Code: switch its built-in AGENTS.md loader off (user settings);
+    /// agentctx then gives the chain at start and path-only reminders.
+    #[arg(long)]
+    pub replace_agents_md_loader: bool,
 }

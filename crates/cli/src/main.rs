@@ -21,7 +21,10 @@ use agentctx_config::{self as config, ConfigRequest, Environment};
 const EXIT_ERROR: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_error(error),
+    };
     let env = Environment::from_process();
     init_logging(&cli.global, &env);
     let stdout = std::io::stdout();
@@ -40,8 +43,60 @@ fn main() -> ExitCode {
     }
 }
 
+/// Bad arguments exit 2, except for the entry points agents run: for
+/// `hook` and `mem capture`, exit 2 would block a tool call or show the
+/// user an error, so they log the problem and exit 0.
+fn usage_error(error: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
+        let _ = error.print();
+        return ExitCode::SUCCESS;
+    }
+    let words: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let agent_entry = match words.first().map(String::as_str) {
+        Some("hook") => Some("hook.log"),
+        Some("mem") if words.get(1).map(String::as_str) == Some("capture") => Some("agentmem.log"),
+        _ => None,
+    };
+    match agent_entry {
+        Some(log) => {
+            let env = Environment::from_process();
+            let message = error.render().to_string();
+            let first = message.lines().next().unwrap_or_default();
+            commands::mem::log_in(
+                &env,
+                &Default::default(),
+                log,
+                &[format!("bad arguments, doing nothing: {first}")],
+                true,
+            );
+            ExitCode::SUCCESS
+        }
+        None => {
+            let _ = error.print();
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
 fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let cwd = working_directory(cli.global.cwd.as_deref())?;
+    let agent_entry = matches!(
+        &cli.command,
+        Command::Mem(MemCommand::Capture(_)) | Command::Hook(_)
+    );
+    let cwd = match working_directory(cli.global.cwd.as_deref()) {
+        Ok(cwd) => cwd,
+        // A hook started from a directory deleted since still runs: its
+        // payload names the session's directory.
+        Err(_) if agent_entry => PathBuf::new(),
+        Err(error) => return Err(error),
+    };
     let config_file = cli.global.config.as_ref().map(|f| cwd.join(f));
     let loaded = config::load(&ConfigRequest {
         cwd: &cwd,
@@ -49,20 +104,26 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         sets: &cli.global.set,
         env: &env,
     });
-    let config = match (loaded, &cli.command) {
-        (Ok(config), _) => config,
-        // A hook must never break the agent: capture runs on defaults and
-        // logs the problem instead of exiting 2.
-        (Err(error), Command::Mem(MemCommand::Capture(_)) | Command::Hook(_)) => {
-            let debug = commands::mem::debug_requested(&Default::default(), &env);
-            commands::mem::log_line(
+    let config = match loaded {
+        Ok(config) => config,
+        // A hook must never break the agent: it runs on defaults and logs
+        // the problem instead of exiting 2.
+        Err(error) if agent_entry => {
+            let log = if matches!(cli.command, Command::Hook(_)) {
+                "hook.log"
+            } else {
+                "agentmem.log"
+            };
+            commands::mem::log_in(
                 &env,
-                &format!("config error, using defaults: {error}"),
-                debug,
+                &Default::default(),
+                log,
+                &[format!("config error, using defaults: {error}")],
+                true,
             );
             config::LoadedConfig::defaults()
         }
-        (Err(error), _) => return Err(error.into()),
+        Err(error) => return Err(error.into()),
     };
     for file in &config.files {
         tracing::debug!("config read from {file}");

@@ -1,5 +1,7 @@
-//! `agentctx hook` replaying hook inputs (fixtures/hooks/, written from the
-//! documented shapes of both agents) through the binary, and `install`.
+//! `agentctx hook` replaying payloads recorded from the real agents
+//! (fixtures/agents/: Claude Code 2.1.330, Codex 0.169.0) through the
+//! binary, and `install`/`uninstall`. The end-to-end suite (crates/e2e)
+//! runs the agents themselves.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
@@ -12,14 +14,25 @@ use std::process::Stdio;
 use common::{TestEnv, run};
 use serde_json::Value;
 
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(
+/// A recorded payload with its placeholders filled in for this test's project.
+fn fixture(t: &TestEnv, root: &Path, name: &str) -> String {
+    let (dir, file) = name.split_once('/').unwrap();
+    let text = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/hooks")
-            .join(name),
+            .join("../../fixtures/agents")
+            .join(dir)
+            .join(file),
     )
-    .unwrap()
+    .unwrap();
+    text.replace("{{SCRATCH}}/repo", &root.display().to_string())
+        .replace("{{CWD}}", &root.display().to_string())
+        .replace("{{HOME}}", &t.home.display().to_string())
+        .replace("{{SCRATCH}}", &t.dir.path().display().to_string())
+        .replace("{{PROJECT_SLUG}}", "project")
 }
+
+const CLAUDE: &str = "claude-code-2.1.330";
+const CODEX: &str = "codex-0.169.0";
 
 fn project() -> (TestEnv, PathBuf) {
     let t = TestEnv::new();
@@ -32,18 +45,21 @@ fn project() -> (TestEnv, PathBuf) {
     (t, root)
 }
 
-/// Runs `agentctx hook` on a fixture; returns the parsed stdout (None when empty).
-fn hook(t: &TestEnv, root: &Path, name: &str, extra_args: &[&str]) -> (Option<Value>, String) {
-    let input = fixture(name)
-        .replace("{{CWD}}", &root.display().to_string())
-        .replace(
-            "{{TRANSCRIPT}}",
-            &root.join("t.jsonl").display().to_string(),
-        );
+/// Runs `agentctx hook ARGS` on a recorded payload; returns the parsed
+/// stdout (None when empty) and the raw stdout.
+fn hook(t: &TestEnv, root: &Path, name: &str, args: &[&str]) -> (Option<Value>, String) {
+    hook_raw(t, &fixture(t, root, &format!("{CLAUDE}/{name}")), args)
+}
+
+fn codex_hook(t: &TestEnv, root: &Path, name: &str, args: &[&str]) -> (Option<Value>, String) {
+    hook_raw(t, &fixture(t, root, &format!("{CODEX}/{name}")), args)
+}
+
+fn hook_raw(t: &TestEnv, input: &str, args: &[&str]) -> (Option<Value>, String) {
     let mut child = t
         .cmd()
         .arg("hook")
-        .args(extra_args)
+        .args(args)
         .env("AGENTMEM_ROOT", t.dir.path().join("memory"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -64,7 +80,7 @@ fn hook(t: &TestEnv, root: &Path, name: &str, extra_args: &[&str]) -> (Option<Va
         String::from_utf8_lossy(&out.stderr)
     );
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let parsed = (!stdout.trim().is_empty() && !extra_args.contains(&"--explain"))
+    let parsed = (!stdout.trim().is_empty() && !args.contains(&"--explain"))
         .then(|| serde_json::from_str(&stdout).unwrap());
     (parsed, stdout)
 }
@@ -75,51 +91,136 @@ fn context_of(output: &Value) -> &str {
         .unwrap()
 }
 
+/// agentctx gives the AGENTS.md bodies (Claude Code's loader off).
+const AGENTCTX_BODIES: [&str; 2] = ["-c", "claude_code.agents_md=agentctx"];
+
 #[test]
-fn a_session_from_start_through_nested_reads_and_an_edit() {
+fn with_claude_codes_loader_on_no_body_is_given_twice() {
     let (t, root) = project();
-    let (start, _) = hook(&t, &root, "claude-session-start.json", &[]);
-    let start = start.expect("SessionStart gives the initial context");
-    assert_eq!(start["hookSpecificOutput"]["hookEventName"], "SessionStart");
-    let text = context_of(&start);
+    let (start, _) = hook(&t, &root, "claude-SessionStart-startup.json", &[]);
+    let text = context_of(start.as_ref().unwrap()).to_owned();
     assert!(
-        text.starts_with("Keep diffs small.\n\n<agents_context scope=\"initial\">"),
+        text.starts_with("Keep diffs small.\n\n<project_files"),
         "{text}"
     );
-    assert!(text.contains("<project_files root=\"project\""), "{text}");
-
-    let (first, _) = hook(&t, &root, "claude-read-nested.json", &[]);
-    let first = first.expect("a nested AGENTS.md is reported");
-    assert_eq!(first["hookSpecificOutput"]["hookEventName"], "PostToolUse");
-    assert!(context_of(&first).contains("packages/api/AGENTS.md (mtime: "));
-
-    let (second, _) = hook(&t, &root, "claude-read-nested.json", &[]);
-    assert!(second.is_none(), "a second read reports nothing");
-
+    assert!(
+        !text.contains("Root rules."),
+        "Claude Code gives the root AGENTS.md itself"
+    );
+    assert!(!text.contains("generated="), "byte-stable: {text}");
+    // Claude Code gives packages/api/AGENTS.md with the Read: nothing from agentctx.
+    let (read, _) = hook(&t, &root, "claude-PostToolUse-Read.json", &[]);
+    assert!(read.is_none(), "{read:?}");
+    // Changed since: Claude Code never gives a file twice, agentctx says so.
     let nested = root.join("packages/api/AGENTS.md");
     std::fs::write(&nested, "API rules, changed.\n").unwrap();
     let file = std::fs::File::options().write(true).open(&nested).unwrap();
     file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
         .unwrap();
-    let (third, _) = hook(&t, &root, "claude-read-nested.json", &[]);
-    assert!(third.is_some(), "an edited AGENTS.md is reported again");
+    let (again, _) = hook(&t, &root, "claude-PostToolUse-Read.json", &[]);
+    let again = context_of(again.as_ref().unwrap()).to_owned();
+    assert!(
+        again.starts_with("<agentctx-reminder type=\"agents.resolve.paths\">"),
+        "{again}"
+    );
+    assert!(
+        !again.contains("<system-reminder"),
+        "Claude Code would escape it: {again}"
+    );
+}
+
+#[test]
+fn with_agentctx_giving_the_bodies_the_chain_and_reminders_come_from_agentctx() {
+    let (t, root) = project();
+    let (start, _) = hook(
+        &t,
+        &root,
+        "claude-SessionStart-startup.json",
+        &AGENTCTX_BODIES,
+    );
+    let text = context_of(start.as_ref().unwrap()).to_owned();
+    assert!(
+        text.starts_with("Keep diffs small.\n\n<agents_context scope=\"initial\">"),
+        "{text}"
+    );
+    let (first, _) = hook(&t, &root, "claude-PostToolUse-Read.json", &AGENTCTX_BODIES);
+    assert!(context_of(first.as_ref().unwrap()).contains("packages/api/AGENTS.md (mtime: "));
+    let (second, _) = hook(&t, &root, "claude-PostToolUse-Read.json", &AGENTCTX_BODIES);
+    assert!(second.is_none(), "a second read reports nothing");
+}
+
+#[test]
+fn a_sub_agent_has_its_own_reminders() {
+    let (t, root) = project();
+    // The main agent edits under packages/api: Claude Code's loader gives
+    // nothing for an Edit, agentctx reports the file.
+    let edit = fixture(&t, &root, &format!("{CLAUDE}/claude-PostToolUse-Edit.json"))
+        .replace("packages/web/src/app.tsx", "packages/api/src/server.ts");
+    let (main, _) = hook_raw(&t, &edit, &[]);
+    assert!(
+        context_of(main.as_ref().unwrap()).contains("packages/api/AGENTS.md"),
+        "{main:?}"
+    );
+    // A sub-agent (same session_id, its own agent_id) is told again.
+    let sub = edit.replace(
+        "\"hook_event_name\"",
+        "\"agent_id\": \"a360e772d5cb3b061\", \"agent_type\": \"researcher\", \"hook_event_name\"",
+    );
+    let (sub_out, _) = hook_raw(&t, &sub, &[]);
+    assert!(context_of(sub_out.as_ref().unwrap()).contains("packages/api/AGENTS.md"));
+    let (main_again, _) = hook_raw(&t, &edit, &[]);
+    assert!(main_again.is_none(), "the main agent was told already");
+}
+
+#[test]
+fn subagent_start_gives_the_rules_extension() {
+    let (t, root) = project();
+    let (out, _) = hook(&t, &root, "claude-SubagentStart-researcher.json", &[]);
+    let out = out.unwrap();
+    assert_eq!(out["hookSpecificOutput"]["hookEventName"], "SubagentStart");
+    assert_eq!(context_of(&out), "Keep diffs small.\n");
 }
 
 #[test]
 fn resume_and_compact() {
     let (t, root) = project();
-    hook(&t, &root, "claude-session-start.json", &[]);
-    let (resume, _) = hook(&t, &root, "claude-session-resume.json", &[]);
+    // The recordings come from different sessions: make them one.
+    let one = |name: &str| {
+        fixture(&t, &root, &format!("{CLAUDE}/{name}")).replace(
+            "8fbbf51f-55d4-459c-b7c8-2e620fc43e47",
+            "194305e4-c298-4741-90aa-90ebb13430dd",
+        )
+    };
+    hook_raw(
+        &t,
+        &one("claude-SessionStart-startup.json"),
+        &AGENTCTX_BODIES,
+    );
+    let (resume, _) = hook_raw(
+        &t,
+        &one("claude-SessionStart-resume.json"),
+        &AGENTCTX_BODIES,
+    );
     assert!(resume.is_none(), "nothing changed: nothing said");
-    let (compact, _) = hook(&t, &root, "claude-session-compact.json", &[]);
-    let compact = compact.expect("compaction drops the initial bundle: it comes back");
+    let (compact, _) = hook_raw(
+        &t,
+        &one("claude-SessionStart-compact.json"),
+        &AGENTCTX_BODIES,
+    );
+    let compact = compact.expect("compaction drops the initial context: it comes back");
     assert!(context_of(&compact).contains("<agents_context scope=\"initial\">"));
+    assert!(context_of(&compact).starts_with("Keep diffs small."));
 }
 
 #[test]
 fn denied_mcp_tool_says_why() {
     let (t, root) = project();
-    let (out, _) = hook(&t, &root, "claude-pre-mcp-delete.json", &[]);
+    let (out, _) = hook(
+        &t,
+        &root,
+        "claude-PreToolUse-mcp__github__delete_file.json",
+        &[],
+    );
     let out = out.expect("a denial");
     let specific = &out["hookSpecificOutput"];
     assert_eq!(specific["permissionDecision"], "deny");
@@ -133,52 +234,98 @@ fn denied_mcp_tool_says_why() {
 }
 
 #[test]
-fn denied_apply_patch_and_push_files_touching_secrets() {
+fn denied_apply_patch_and_write_touching_secrets() {
     let (t, root) = project();
-    for name in ["codex-pre-apply-patch.json", "claude-pre-push-files.json"] {
-        let (out, _) = hook(&t, &root, name, &[]);
-        let out = out.unwrap_or_else(|| panic!("{name} must be denied"));
-        let reason = out["hookSpecificOutput"]["permissionDecisionReason"]
+    let patch = fixture(
+        &t,
+        &root,
+        &format!("{CODEX}/hook-pre-tool-use-apply-patch.json"),
+    )
+    .replace("packages/api/src/server.ts", "secrets/token.txt");
+    let (codex, _) = hook_raw(&t, &patch, &[]);
+    let (write, _) = hook(&t, &root, "claude-PreToolUse-Write.json", &[]);
+    for out in [codex, write] {
+        let reason = out.unwrap()["hookSpecificOutput"]["permissionDecisionReason"]
             .as_str()
-            .unwrap();
-        assert!(
-            reason.contains("Denied: file `secrets/"),
-            "{name}: {reason}"
-        );
+            .unwrap()
+            .to_owned();
+        assert!(reason.contains("Denied: file `"), "{reason}");
+        assert!(reason.contains("secrets/"), "{reason}");
     }
 }
 
 #[test]
 fn allowed_tool_gives_no_output() {
     let (t, root) = project();
-    let (out, raw) = hook(&t, &root, "claude-pre-edit-allowed.json", &[]);
+    let (out, raw) = hook(&t, &root, "claude-PreToolUse-Read.json", &[]);
+    assert!(out.is_none(), "{raw}");
+    let (out, raw) = codex_hook(&t, &root, "hook-pre-tool-use-apply-patch.json", &[]);
     assert!(out.is_none(), "{raw}");
 }
 
 #[test]
-fn subagent_stop_produces_a_capture() {
+fn subagent_stop_produces_a_capture_but_not_for_internal_agents() {
     let (t, root) = project();
-    let (out, _) = hook(&t, &root, "claude-subagent-stop.json", &[]);
+    let (out, _) = hook(&t, &root, "claude-SubagentStop-researcher.json", &[]);
     assert!(out.is_none(), "a capture never outputs a decision");
-    let memory = t.dir.path().join("memory/RESEARCH");
-    let month = std::fs::read_dir(&memory)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let file = std::fs::read_dir(month)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let (out, _) = hook(&t, &root, "claude-SubagentStop-internal-agent.json", &[]);
+    assert!(out.is_none());
+    let files: Vec<PathBuf> = walk(&t.dir.path().join("memory"));
+    assert_eq!(files.len(), 1, "{files:?}");
     assert!(
-        file.to_string_lossy()
-            .contains("_AGENT-researcher_RESEARCH_mapped-the-api-routes"),
+        files[0]
+            .to_string_lossy()
+            .contains("_AGENT-researcher_RESEARCH_"),
         "{}",
-        file.display()
+        files[0].display()
     );
+    let log = std::fs::read_to_string(t.home.join(".local/state/agentctx/agentmem.log")).unwrap();
+    assert!(log.contains("an internal agent"), "{log}");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if !path.ends_with(".agentmem") {
+                files.extend(walk(&path));
+            }
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn bad_arguments_and_a_deleted_directory_never_fail_the_agent() {
+    let (t, root) = project();
+    let input = fixture(&t, &root, &format!("{CLAUDE}/claude-PreToolUse-Read.json"));
+    let (out, _) = hook_raw(&t, &input, &["--no-such-flag"]);
+    assert!(out.is_none());
+    let gone = t.dir.path().join("gone");
+    std::fs::create_dir_all(&gone).unwrap();
+    let mut child = t
+        .cmd()
+        .arg("hook")
+        .current_dir(&gone)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::fs::remove_dir(&gone).unwrap();
+    let denied = fixture(&t, &root, &format!("{CLAUDE}/claude-PreToolUse-Write.json"));
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(denied.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let reply: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(reply["hookSpecificOutput"]["permissionDecision"], "deny");
 }
 
 #[test]
@@ -213,7 +360,12 @@ fn garbage_and_unknown_events_give_nothing_and_exit_0() {
 #[test]
 fn explain_says_what_and_why() {
     let (t, root) = project();
-    let (_, text) = hook(&t, &root, "claude-pre-mcp-delete.json", &["--explain"]);
+    let (_, text) = hook(
+        &t,
+        &root,
+        "claude-PreToolUse-mcp__github__delete_file.json",
+        &["--explain"],
+    );
     assert!(
         text.contains("- tool github/delete_file: tool `github/delete_file` is denied"),
         "{text}"
@@ -305,11 +457,14 @@ const SETTINGS: &str = r#"{
 "#;
 
 #[test]
-fn install_claude_merges_is_idempotent_and_uninstall_restores() {
+fn install_claude_merges_is_idempotent_and_uninstall_restores_the_bytes() {
     let (t, root) = project();
-    let settings = root.join(".claude/settings.json");
-    t.write("project/.claude/settings.json", SETTINGS);
-    assert_eq!(run(t.cmd().args(["install", "claude"])).0, 0);
+    let settings = root.join(".claude/settings.local.json");
+    t.write("project/.claude/settings.local.json", SETTINGS);
+    let program = ["--program", "/opt/bin/agentctx"];
+    let (code, text, err) = run(t.cmd().args(["install", "claude"]).args(program));
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("settings.local.json: installed"), "{text}");
     let installed: Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(installed["model"], "opus");
@@ -317,81 +472,85 @@ fn install_claude_merges_is_idempotent_and_uninstall_restores() {
         installed["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "my-linter",
         "the user's hook stays first"
     );
-    assert_eq!(
-        installed["hooks"]["PreToolUse"][1]["hooks"][0]["command"],
-        "agentctx hook"
+    let pre = installed["hooks"]["PreToolUse"][1]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(
+        pre.starts_with("'/opt/bin/agentctx' hook --agent claude || {"),
+        "{pre}"
     );
-    for event in ["SessionStart", "PostToolUse", "SubagentStop"] {
-        assert_eq!(
-            installed["hooks"][event][0]["hooks"][0]["command"], "agentctx hook",
-            "{event}"
-        );
-    }
     let keys: Vec<&String> = installed.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["model", "hooks", "permissions"], "order kept");
-    assert_eq!(
-        std::fs::read_to_string(root.join(".claude/settings.json.bak")).unwrap(),
-        SETTINGS
-    );
+    assert!(!root.join(".claude/settings.local.json.bak").exists());
     let before = std::fs::read_to_string(&settings).unwrap();
-    let (_, again, _) = run(t.cmd().args(["install", "claude"]));
+    let (_, again, _) = run(t.cmd().args(["install", "claude"]).args(program));
     assert!(again.contains("unchanged"), "{again}");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
+    // From a subdirectory the project is the same.
+    let (_, sub, _) = run(t
+        .cmd()
+        .args(["-C", "packages/api", "install", "claude"])
+        .args(program));
+    assert!(
+        sub.contains(&format!("{}: unchanged", settings.display())),
+        "{sub}"
+    );
     assert_eq!(run(t.cmd().args(["uninstall", "claude"])).0, 0);
-    let restored: Value =
-        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
-    assert_eq!(restored, serde_json::from_str::<Value>(SETTINGS).unwrap());
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), SETTINGS);
 }
 
 #[test]
-fn install_codex_user_writes_hooks_and_config_toml_reversibly() {
+fn install_codex_user_writes_hooks_json_under_codex_home_and_uninstall_removes_it() {
     let t = TestEnv::new();
-    let config = "# my codex settings\nmodel = \"o4\"\n\n[features]\nweb_search = true\n";
-    t.write("home/.codex/config.toml", config);
-    let (code, dry, _) = run(t.cmd().args(["install", "codex", "--user", "--dry-run"]));
+    let codex_home = t.dir.path().join("codex-home");
+    let (code, dry, _) = run(t.cmd().env("CODEX_HOME", &codex_home).args([
+        "install",
+        "codex",
+        "--user",
+        "--dry-run",
+        "--program",
+        "/opt/bin/agentctx",
+    ]));
     assert_eq!(code, 0);
+    assert!(dry.contains("hook --agent codex"), "{dry}");
     assert!(
-        dry.contains("+notify = [\"agentctx\", \"mem\", \"capture\"]"),
-        "{dry}"
-    );
-    assert!(
-        !t.home.join(".codex/hooks.json").exists(),
+        !codex_home.join("hooks.json").exists(),
         "dry run writes nothing"
     );
-    assert_eq!(run(t.cmd().args(["install", "codex", "--user"])).0, 0);
-    let toml = std::fs::read_to_string(t.home.join(".codex/config.toml")).unwrap();
-    assert!(
-        toml.starts_with("# my codex settings\nmodel = \"o4\"\n"),
-        "{toml}"
-    );
-    assert!(
-        toml.contains("codex_hooks = true # added by agentctx")
-            && toml.contains("web_search = true"),
-        "{toml}"
-    );
-    assert!(t.home.join(".codex/hooks.json").is_file());
-    assert!(
-        run(t.cmd().args(["install", "codex", "--user"]))
-            .1
-            .matches("unchanged")
-            .count()
-            == 2
-    );
-    assert_eq!(run(t.cmd().args(["uninstall", "codex", "--user"])).0, 0);
+    let install = [
+        "install",
+        "codex",
+        "--user",
+        "--program",
+        "/opt/bin/agentctx",
+    ];
     assert_eq!(
-        std::fs::read_to_string(t.home.join(".codex/config.toml")).unwrap(),
-        config
+        run(t.cmd().env("CODEX_HOME", &codex_home).args(install)).0,
+        0
     );
+    assert!(codex_home.join("hooks.json").is_file());
+    assert_eq!(
+        run(t
+            .cmd()
+            .env("CODEX_HOME", &codex_home)
+            .args(["uninstall", "codex", "--user"]))
+        .0,
+        0
+    );
+    assert!(!codex_home.join("hooks.json").exists());
+    assert!(!codex_home.exists(), "the folder install created is gone");
 }
 
 #[test]
 fn tool_name_normalisation_and_path_extraction() {
     // Through the binary's explain output, so the test sees what the hook sees.
     let (t, root) = project();
-    let (_, text) = hook(&t, &root, "codex-pre-apply-patch.json", &["--explain"]);
-    assert!(
-        text.contains("file packages/api/src/server.ts: ")
-            && text.contains("file secrets/token.txt: "),
-        "{text}"
+    let (_, text) = codex_hook(
+        &t,
+        &root,
+        "hook-pre-tool-use-apply-patch.json",
+        &["--explain"],
     );
+    assert!(text.contains("file packages/api/src/server.ts: "), "{text}");
+    assert!(text.contains("codex event \"PreToolUse\""), "{text}");
 }

@@ -66,11 +66,12 @@ fn check_file_stdin_and_json() {
             ("src/lib.rs", true),
             ("src/../.env", false),
             ("./secrets/key", false),
-            ("/etc/passwd", false),
+            // Outside the root: only an include list restricts it.
+            ("/etc/passwd", true),
             ("README.md", true)
         ]
     );
-    assert_eq!(decisions[3].rule, agentctx_types::DecisionRule::OutsideRoot);
+    assert_eq!(decisions[3].rule, agentctx_types::DecisionRule::NoRestriction);
 }
 
 #[test]

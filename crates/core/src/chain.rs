@@ -150,6 +150,7 @@ impl InitialChain {
                     path,
                     mtime_ms: mtime_ms(&meta),
                     size_bytes: size,
+                    changed: false,
                 },
                 file_id: id,
                 content: content.to_owned(),

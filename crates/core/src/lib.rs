@@ -46,7 +46,10 @@ mod trim;
 pub use chain::{AdoptedFile, ChainWarning, InitialChain};
 pub use error::CoreError;
 pub use fsutil::AGENTS_FILE_NAME;
-pub use reminder::{ResumeDiff, render_resolve_paths, render_resume_diff, render_trimmed};
+pub use reminder::{
+    ResumeDiff, render_resolve_paths, render_resolve_paths_in, render_resume_diff,
+    render_resume_diff_in, render_trimmed,
+};
 pub use resolver::Resolver;
 pub use root::{RootOptions, find_root};
 pub use session::{StartedSession, StoredResolve, resolve_in_store, resume_session, start_session};

@@ -4,7 +4,9 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use agentctx_types::{ResolvedAgentFile, ResolvedAgents, SystemReminderType, system_reminder};
+use agentctx_types::{
+    ReminderEnvelope, ResolvedAgentFile, ResolvedAgents, SystemReminderType, system_reminder,
+};
 
 /// `agents.resolve.paths`: empty when there is nothing new.
 ///
@@ -15,6 +17,7 @@ use agentctx_types::{ResolvedAgentFile, ResolvedAgents, SystemReminderType, syst
 ///         path: "/repo/feature/AGENTS.md".into(),
 ///         mtime_ms: 1738970000000,
 ///         size_bytes: 120,
+///         changed: false,
 ///     }],
 /// };
 /// let text = agentctx_core::render_resolve_paths(&found);
@@ -22,13 +25,19 @@ use agentctx_types::{ResolvedAgentFile, ResolvedAgents, SystemReminderType, syst
 /// assert_eq!(agentctx_core::render_resolve_paths(&Default::default()), "");
 /// ```
 pub fn render_resolve_paths(found: &ResolvedAgents) -> String {
+    render_resolve_paths_in(found, ReminderEnvelope::SystemReminder)
+}
+
+/// [`render_resolve_paths`] in the envelope an agent needs (Claude Code's
+/// hooks need [`ReminderEnvelope::AgentctxReminder`]).
+pub fn render_resolve_paths_in(found: &ResolvedAgents, envelope: ReminderEnvelope) -> String {
     if found.files.is_empty() {
         return String::new();
     }
     let mut body = String::from("Additional AGENTS.md may apply for this path:\n");
     push_file_lines(&mut body, &found.files);
     body.push_str("Read and apply these files before editing files in this scope.");
-    system_reminder(SystemReminderType::AgentsResolvePaths, &body)
+    envelope.wrap(SystemReminderType::AgentsResolvePaths, &body)
 }
 
 fn push_file_lines(body: &mut String, files: &[ResolvedAgentFile]) {
@@ -62,6 +71,11 @@ impl ResumeDiff {
 
 /// `session.resume.diff`: empty when nothing differs.
 pub fn render_resume_diff(diff: &ResumeDiff) -> String {
+    render_resume_diff_in(diff, ReminderEnvelope::SystemReminder)
+}
+
+/// [`render_resume_diff`] in the envelope an agent needs.
+pub fn render_resume_diff_in(diff: &ResumeDiff, envelope: ReminderEnvelope) -> String {
     if diff.is_empty() {
         return String::new();
     }
@@ -80,7 +94,7 @@ pub fn render_resume_diff(diff: &ResumeDiff) -> String {
         body.push_str("Re-check AGENTS.md for current scope:\n");
         push_file_lines(&mut body, &diff.recheck);
     }
-    system_reminder(SystemReminderType::SessionResumeDiff, &body)
+    envelope.wrap(SystemReminderType::SessionResumeDiff, &body)
 }
 
 /// `tool.output.trimmed`.

@@ -194,6 +194,7 @@ impl Resolver {
         {
             return true;
         }
+        let changed = known.is_some();
         let path = self.state.root.join(&relative);
         if seen.paths.contains(&path) {
             return true;
@@ -224,6 +225,7 @@ impl Resolver {
             path,
             mtime_ms: version.mtime_ms,
             size_bytes: version.size_bytes,
+            changed,
         });
         true
     }

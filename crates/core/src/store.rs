@@ -58,16 +58,36 @@ impl SessionStore {
     /// The store for `id` under `sessions_dir` (`$XDG_STATE_HOME/agentctx/sessions`).
     /// The id must be a plain file name, so it cannot point outside that directory.
     pub fn for_id(sessions_dir: &Path, id: &str) -> Result<Self, CoreError> {
-        let valid = !id.is_empty()
-            && !id.starts_with('.')
-            && id.len() <= 200
-            && id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-        if !valid {
-            return Err(CoreError::InvalidSessionId { id: id.to_owned() });
+        Self::for_agent(sessions_dir, id, None)
+    }
+
+    /// The store of one agent of a session: the main agent's (`agent_id`
+    /// `None`), or a sub-agent's, which has state of its own because it has
+    /// a context of its own (`<session>+<agent>.json`). Both ids must be
+    /// plain names of ASCII letters, digits, `.`, `_` and `-`, not starting
+    /// with a dot, at most 200 bytes; `+` cannot occur in either, so no two
+    /// agents share a file.
+    pub fn for_agent(
+        sessions_dir: &Path,
+        session_id: &str,
+        agent_id: Option<&str>,
+    ) -> Result<Self, CoreError> {
+        for id in std::iter::once(session_id).chain(agent_id) {
+            let valid = !id.is_empty()
+                && !id.starts_with('.')
+                && id.len() <= 200
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+            if !valid {
+                return Err(CoreError::InvalidSessionId { id: id.to_owned() });
+            }
         }
-        Ok(Self::at(sessions_dir.join(format!("{id}.json"))))
+        let name = match agent_id {
+            Some(agent) => format!("{session_id}+{agent}.json"),
+            None => format!("{session_id}.json"),
+        };
+        Ok(Self::at(sessions_dir.join(name)))
     }
 
     /// The state file.

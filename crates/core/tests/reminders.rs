@@ -12,6 +12,7 @@ fn file(path: &str, mtime_ms: u64) -> ResolvedAgentFile {
         path: PathBuf::from(path),
         mtime_ms,
         size_bytes: 42,
+        changed: false,
     }
 }
 

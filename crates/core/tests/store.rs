@@ -69,6 +69,21 @@ fn session_ids_that_are_not_plain_names_are_refused() {
 }
 
 #[test]
+fn a_sub_agent_has_a_file_of_its_own_and_its_id_is_checked_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = SessionStore::for_agent(dir.path(), "s1", None).unwrap();
+    let sub = SessionStore::for_agent(dir.path(), "s1", Some("a360e772d5cb3b061")).unwrap();
+    assert_eq!(main.path(), dir.path().join("s1.json"));
+    assert_eq!(sub.path(), dir.path().join("s1+a360e772d5cb3b061.json"));
+    for bad in ["", "../x", "a+b", ".x"] {
+        assert!(
+            SessionStore::for_agent(dir.path(), "s1", Some(bad)).is_err(),
+            "{bad:?}"
+        );
+    }
+}
+
+#[test]
 fn concurrent_updates_are_serialised() {
     let dir = tempfile::tempdir().unwrap();
     let path = Arc::new(dir.path().join("s.json"));

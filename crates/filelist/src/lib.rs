@@ -103,6 +103,32 @@ impl Default for FileListOptions {
     }
 }
 
+impl FileListOptions {
+    /// The options the config gives, then the rule file's `file_list`
+    /// (patterns added, depth and format replaced). Flags go on top of this.
+    pub fn layered(
+        config: &agentctx_types::FileListConfig,
+        rule: &agentctx_types::FileListOverrides,
+    ) -> Self {
+        let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        let mut exclude = config.exclude_patterns.clone();
+        exclude.extend(rule.exclude_patterns.iter().cloned());
+        let mut include = config.include_patterns.clone();
+        include.extend(rule.include_patterns.iter().cloned());
+        Self {
+            format: rule.format.unwrap_or(config.format),
+            max_depth: to_usize(rule.max_depth.map_or(config.max_depth.get(), |d| d.get())),
+            max_files: to_usize(config.max_files.get()),
+            sizes: config.include_file_sizes,
+            mtimes: config.include_last_modified,
+            timeout: Duration::from_secs(config.timeout_secs.get()),
+            exclude,
+            include,
+            ..Self::default()
+        }
+    }
+}
+
 /// A rendered file list and what it shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileList {

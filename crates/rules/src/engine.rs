@@ -387,18 +387,7 @@ impl FileChecker<'_> {
             normalized = normalize_lexically(&rules.root.join(path));
             match normalized.strip_prefix(&rules.root) {
                 Ok(relative) => relative,
-                Err(_) => {
-                    return decide(
-                        false,
-                        DecisionRule::OutsideRoot,
-                        None,
-                        None,
-                        format!(
-                            "`{item}` is denied: it is outside the project root {}",
-                            rules.root.display()
-                        ),
-                    );
-                }
+                Err(_) => return outside_root(rules, &item, None, decide),
             }
         };
         let written = match_patterns(rules, relative, &mut self.scratch);
@@ -434,17 +423,7 @@ impl FileChecker<'_> {
             ),
             OnDisk::Resolved(real) => {
                 let Ok(real_relative) = real.strip_prefix(&rules.root) else {
-                    return decide(
-                        false,
-                        DecisionRule::OutsideRoot,
-                        None,
-                        Some(&real),
-                        format!(
-                            "`{item}` is denied: it is a symlink to {}, outside the project root {}",
-                            real.display(),
-                            rules.root.display()
-                        ),
-                    );
+                    return outside_root(rules, &item, Some(&real), decide);
                 };
                 let (allowed, rule, entry) =
                     match_patterns(rules, real_relative, &mut self.scratch);
@@ -469,6 +448,42 @@ impl FileChecker<'_> {
             }
         }
     }
+}
+
+/// A path outside the root. Only `include` speaks about where the agent may
+/// work, so only an include list denies it; without one (no rule file at
+/// all, or only excludes, which name paths in the project) it is allowed.
+fn outside_root<F>(rules: &Rules, item: &str, real: Option<&Path>, decide: F) -> RuleDecision
+where
+    F: Fn(bool, DecisionRule, Option<&Entry>, Option<&Path>, String) -> RuleDecision,
+{
+    let place = match real {
+        Some(real) => format!("it is a symlink to {}, outside", real.display()),
+        None => "it is outside".to_owned(),
+    };
+    if rules.include.is_some() {
+        let at = rules.locate(None).unwrap_or_default();
+        return decide(
+            false,
+            DecisionRule::OutsideRoot,
+            None,
+            real,
+            format!(
+                "`{item}` is denied: {place} the project root {}, and include lists where the agent may work ({at})",
+                rules.root.display()
+            ),
+        );
+    }
+    decide(
+        true,
+        DecisionRule::NoRestriction,
+        None,
+        real,
+        format!(
+            "`{item}` is allowed: {place} the project root {}, and no include list restricts where the agent may work",
+            rules.root.display()
+        ),
+    )
 }
 
 /// A relative path with nothing to normalize: no `.` or `..` segment, no

@@ -215,20 +215,36 @@ fn bypass_absolute_path_of_a_denied_file() {
 }
 
 #[test]
-fn bypass_absolute_path_outside_the_root() {
-    let p = Project::new(GUARD);
+fn outside_the_root_is_denied_when_include_lists_where_the_agent_may_work() {
+    let p = Project::new("file_patterns:\n  include: [\"src/**\"]\n");
     let outside = p.root.parent().unwrap().join("other/file.txt");
     let d = denied(&p.rules(), outside.to_str().unwrap());
     assert_eq!(d.rule, DecisionRule::OutsideRoot);
     let d = denied(&p.rules(), "../../x");
     assert_eq!(d.rule, DecisionRule::OutsideRoot);
+    let d = denied(&p.rules(), "/etc/passwd");
+    assert!(
+        d.message.contains("outside the project root"),
+        "{}",
+        d.message
+    );
 }
 
 #[test]
-fn bypass_etc_passwd() {
-    let d = denied(&Project::new("denied_tools: []\n").rules(), "/etc/passwd");
-    assert_eq!(d.rule, DecisionRule::OutsideRoot);
-    assert!(d.message.contains("outside the project root"));
+fn outside_the_root_is_not_restricted_without_an_include_list() {
+    // Excludes name paths in the project; nothing names /etc/hosts.
+    for yaml in [GUARD, "denied_tools: []\n"] {
+        let p = Project::new(yaml);
+        for path in ["/etc/hosts", "../../x"] {
+            let d = p.rules().check_file(Path::new(path));
+            assert!(d.allowed, "{yaml}: {path}: {d:?}");
+            assert_eq!(d.rule, DecisionRule::NoRestriction);
+        }
+    }
+    // No rule file at all: no restriction anywhere.
+    let dir = tempfile::tempdir().unwrap();
+    let rules = Rules::load(dir.path(), &config()).unwrap();
+    assert!(rules.check_file(Path::new("/etc/hosts")).allowed);
 }
 
 #[cfg(unix)]
@@ -257,10 +273,15 @@ fn bypass_symlinked_directory_in_the_middle_of_the_path() {
 #[cfg(unix)]
 #[test]
 fn bypass_symlink_to_outside_the_root() {
-    let p = Project::new(GUARD);
+    let p = Project::new("file_patterns:\n  include: [\"**\"]\n");
     std::os::unix::fs::symlink("/etc", p.root.join("etc-link")).unwrap();
     let d = denied(&p.rules(), "etc-link/passwd");
     assert_eq!(d.rule, DecisionRule::OutsideRoot);
+    assert!(
+        d.message.contains("symlink to /etc/passwd"),
+        "{}",
+        d.message
+    );
 }
 
 #[cfg(unix)]

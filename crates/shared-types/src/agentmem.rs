@@ -25,6 +25,9 @@ pub struct AgentMemConfig {
     pub debug: bool,
     /// Also capture on `Stop` hooks (the main agent's final answer), not only `SubagentStop`.
     pub capture_on_stop: bool,
+    /// Also capture the agents' internal helpers (Claude Code's `/compact`
+    /// summary, session recaps, prompt suggestions: `agent_type` empty).
+    pub capture_internal_agents: bool,
     /// Where Codex keeps its rollouts; unset means `~/.codex/sessions`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub codex_sessions_dir: Option<PathBuf>,
@@ -40,6 +43,7 @@ impl Default for AgentMemConfig {
             redact: true,
             debug: false,
             capture_on_stop: false,
+            capture_internal_agents: false,
             codex_sessions_dir: None,
         }
     }

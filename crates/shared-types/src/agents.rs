@@ -122,6 +122,10 @@ pub struct ResolvedAgentFile {
     pub mtime_ms: u64,
     /// Size in bytes.
     pub size_bytes: u64,
+    /// The model was told of another version of this file before: it
+    /// changed since (never set in the initial bundle or session state).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub changed: bool,
 }
 
 /// The `type` attribute of a `<system-reminder>` block.

@@ -3,7 +3,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{AgentMemConfig, AgentsConfig, FileListConfig, ProjectAgentRulesConfig};
+use crate::{
+    AgentMemConfig, AgentsConfig, ClaudeCodeConfig, CodexConfig, FileListConfig,
+    ProjectAgentRulesConfig,
+};
 
 /// The config file: every section is optional and every key has a default.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -17,4 +20,8 @@ pub struct Config {
     pub file_list_context: FileListConfig,
     /// Capture and search of sub-agent outputs.
     pub agentmem: AgentMemConfig,
+    /// How agentctx works inside Claude Code.
+    pub claude_code: ClaudeCodeConfig,
+    /// How agentctx works inside Codex.
+    pub codex: CodexConfig,
 }

@@ -1,19 +1,47 @@
-//! JSON that coding agents hand to hook programs.
+//! JSON that coding agents hand to hook programs, and what hooks answer.
 //!
-//! Lenient on purpose: agents add fields over versions, and a hook must never
-//! fail because of a field it does not use.
+//! Inputs are lenient on purpose: agents add fields over versions, and a
+//! hook must never fail because of a field it does not use. The field list
+//! follows payloads recorded from Claude Code 2.1.330 and Codex 0.169.0
+//! (fixtures/agents/).
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// The coding agent that runs a hook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum HookAgent {
+    /// Anthropic's Claude Code.
+    Claude,
+    /// OpenAI's Codex CLI.
+    Codex,
+}
+
+impl HookAgent {
+    /// `claude` or `codex`, as the CLI spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Claude => "claude",
+            Self::Codex => "codex",
+        }
+    }
+}
+
+impl std::fmt::Display for HookAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A hook's stdin: Claude Code and Codex hooks (`SessionStart`,
-/// `PreToolUse`, `PostToolUse`, `Stop`, `SubagentStop`, ...).
+/// `SubagentStart`, `PreToolUse`, `PostToolUse`, `Stop`, `SubagentStop`, ...).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct HookInput {
-    /// The agent's session id.
+    /// The agent's session id (a sub-agent's hooks carry its parent's).
     pub session_id: Option<String>,
     /// The parent session's transcript (JSONL).
     pub transcript_path: Option<String>,
@@ -23,23 +51,109 @@ pub struct HookInput {
     pub hook_event_name: Option<String>,
     /// `Stop`/`SubagentStop`: a stop hook is already running.
     pub stop_hook_active: Option<bool>,
-    /// `SubagentStop`: the sub-agent's id.
+    /// Set when a sub-agent runs the hook: the sub-agent's id.
     pub agent_id: Option<String>,
-    /// `SubagentStop`: the sub-agent's type.
+    /// Set with `agent_id`: the sub-agent's type (empty for the agent's
+    /// internal helpers such as the `/compact` summary).
     pub agent_type: Option<String>,
     /// `SubagentStop`: the sub-agent's own transcript.
     pub agent_transcript_path: Option<String>,
     /// `Stop`/`SubagentStop`: the final assistant message.
     pub last_assistant_message: Option<String>,
-    /// `SessionStart`: `startup`, `resume`, `clear` or `compact`.
+    /// `SessionStart`: `startup`, `resume`, `clear`, `compact` (Codex: `fork`).
     pub source: Option<String>,
     /// `PreToolUse`/`PostToolUse`: the tool.
     pub tool_name: Option<String>,
     /// `PreToolUse`/`PostToolUse`: the tool's input.
     pub tool_input: Option<serde_json::Value>,
+    /// `PostToolUse`: the tool's result.
+    pub tool_response: Option<serde_json::Value>,
+    /// Tool events: the call's id.
+    pub tool_use_id: Option<String>,
+    /// Codex: the turn's id.
+    pub turn_id: Option<String>,
+    /// Claude Code `SubagentStop`: the session's background tasks.
+    pub background_tasks: Vec<BackgroundTask>,
     /// Everything else, kept for logs.
     #[serde(flatten)]
     pub other: BTreeMap<String, serde_json::Value>,
+}
+
+/// One entry of Claude Code's `background_tasks`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct BackgroundTask {
+    /// The task's id (a sub-agent's `agent_id`).
+    pub id: Option<String>,
+    /// `subagent`, ...
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// `running`, `completed`, ...
+    pub status: Option<String>,
+    /// The `description` the task was started with.
+    pub description: Option<String>,
+    /// The sub-agent's type.
+    pub agent_type: Option<String>,
+}
+
+/// What a hook prints on stdout for the agent: Claude Code and Codex read
+/// the same `hookSpecificOutput` object.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HookReply {
+    /// The event-specific answer.
+    pub hook_specific_output: HookSpecificOutput,
+}
+
+/// The event-specific part of a [`HookReply`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HookSpecificOutput {
+    /// The event this answers (the agents check it).
+    pub hook_event_name: String,
+    /// Text the agent adds to the model's context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub additional_context: Option<String>,
+    /// `PreToolUse`: the decision (`deny` is the only one agentctx gives).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_decision: Option<PermissionDecision>,
+    /// `PreToolUse`: why; the model reads it as the tool's result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_decision_reason: Option<String>,
+}
+
+/// A `PreToolUse` decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PermissionDecision {
+    /// The call does not run.
+    Deny,
+}
+
+impl HookReply {
+    /// `additionalContext` for `event`.
+    pub fn context(event: &str, text: impl Into<String>) -> Self {
+        Self {
+            hook_specific_output: HookSpecificOutput {
+                hook_event_name: event.to_owned(),
+                additional_context: Some(text.into()),
+                permission_decision: None,
+                permission_decision_reason: None,
+            },
+        }
+    }
+
+    /// A `PreToolUse` denial with its reason.
+    pub fn deny(reason: impl Into<String>) -> Self {
+        Self {
+            hook_specific_output: HookSpecificOutput {
+                hook_event_name: "PreToolUse".to_owned(),
+                additional_context: None,
+                permission_decision: Some(PermissionDecision::Deny),
+                permission_decision_reason: Some(reason.into()),
+            },
+        }
+    }
 }
 
 /// Codex `notify`: the one argument Codex passes to the notify program.
@@ -49,13 +163,14 @@ pub struct CodexNotify {
     /// `agent-turn-complete`.
     #[serde(rename = "type")]
     pub kind: Option<String>,
-    /// The thread (session) id; names the rollout file.
+    /// The thread (session) id; names the rollout file. A sub-agent's
+    /// thread id is its `agent_id`.
     pub thread_id: Option<String>,
     /// The turn id.
     pub turn_id: Option<String>,
     /// The working directory.
     pub cwd: Option<String>,
-    /// The client, when given.
+    /// The client, when given (absent on sub-agent turns).
     pub client: Option<String>,
     /// The user's messages of the turn.
     pub input_messages: Vec<String>,

@@ -27,6 +27,7 @@ mod cli;
 mod config;
 mod filelist;
 mod hooks;
+mod integrations;
 mod paths;
 mod patterns;
 mod positive;
@@ -44,11 +45,15 @@ pub use agents::{
 pub use cli::{ConfigEntry, ConfigOrigin};
 pub use config::Config;
 pub use filelist::{FileListConfig, FileListFormat, FileListPosition, FileListReport};
-pub use hooks::{CodexNotify, HookInput};
+pub use hooks::{
+    BackgroundTask, CodexNotify, HookAgent, HookInput, HookReply, HookSpecificOutput,
+    PermissionDecision,
+};
+pub use integrations::{AgentsMdBodies, ClaudeCodeConfig, CodexConfig};
 pub use paths::normalize_lexically;
 pub use patterns::{BadPattern, PatternSet, expand_pattern};
 pub use positive::PositiveInt;
-pub use reminder::system_reminder;
+pub use reminder::{ReminderEnvelope, system_reminder};
 pub use rules::{
     DEFAULT_RULE_FILES, DecisionRule, DecisionSubject, FileListOverrides, FilePatterns,
     OnRuleError, ProjectAgentRulesConfig, RuleDecision, RuleFileFormat, RuleSet, RulesReport,

@@ -3,7 +3,7 @@
 use schemars::{Schema, schema_for};
 
 /// The names accepted by [`schema_named`], in the order `agentctx schema` lists them.
-pub const SCHEMA_NAMES: [&str; 13] = [
+pub const SCHEMA_NAMES: [&str; 14] = [
     "agents-config",
     "resolved-agents",
     "system-reminder-type",
@@ -17,6 +17,7 @@ pub const SCHEMA_NAMES: [&str; 13] = [
     "file-list-report",
     "hook-input",
     "codex-notify",
+    "hook-reply",
 ];
 
 /// The JSON Schema of the type behind `name`, or `None` for an unknown name.
@@ -42,6 +43,7 @@ pub fn schema_named(name: &str) -> Option<Schema> {
         "file-list-report" => schema_for!(crate::FileListReport),
         "hook-input" => schema_for!(crate::HookInput),
         "codex-notify" => schema_for!(crate::CodexNotify),
+        "hook-reply" => schema_for!(crate::HookReply),
         _ => return None,
     };
     Some(schema)

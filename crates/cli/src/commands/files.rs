@@ -39,46 +39,37 @@ pub fn options(
     rule: &FileListOverrides,
     args: &FilesArgs,
 ) -> anyhow::Result<FileListOptions> {
-    let format = match args.format.as_deref() {
-        Some("flat") => FileListFormat::Flat,
-        Some("compact") => FileListFormat::Compact,
-        Some(_) => FileListFormat::Tree,
-        None => rule.format.unwrap_or(config.format),
-    };
-    let max_depth = args
-        .max_depth
-        .or(rule.max_depth.map(|d| d.get()))
-        .unwrap_or(config.max_depth.get());
-    let max_files = args.max_files.unwrap_or(config.max_files.get());
+    let mut options = FileListOptions::layered(config, rule);
     let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-    let mut exclude = config.exclude_patterns.clone();
-    exclude.extend(rule.exclude_patterns.iter().cloned());
-    exclude.extend(args.exclude.iter().cloned());
-    let mut include = config.include_patterns.clone();
-    include.extend(rule.include_patterns.iter().cloned());
-    include.extend(args.include.iter().cloned());
-    Ok(FileListOptions {
-        format,
-        max_depth: to_usize(max_depth),
-        max_files: to_usize(max_files),
-        group: !args.no_group,
-        sizes: args.sizes || config.include_file_sizes,
-        mtimes: args.mtime || config.include_last_modified,
-        follow_links: args.follow,
-        timeout: Duration::from_secs(config.timeout_secs.get()),
-        threads: args.threads,
-        default_excludes: !args.no_default_excludes,
-        exclude,
-        include,
-        generated: generated_at(inv, args.no_timestamp)?,
-        token_budget: args.token_budget,
-        count_tokens: inv.json || args.token_budget.is_some(),
-        tokenizer: if args.tokenizer == "cl100k" {
-            Tokenizer::Cl100k
-        } else {
-            Tokenizer::O200k
-        },
-    })
+    match args.format.as_deref() {
+        Some("flat") => options.format = FileListFormat::Flat,
+        Some("compact") => options.format = FileListFormat::Compact,
+        Some(_) => options.format = FileListFormat::Tree,
+        None => {}
+    }
+    if let Some(depth) = args.max_depth {
+        options.max_depth = to_usize(depth);
+    }
+    if let Some(files) = args.max_files {
+        options.max_files = to_usize(files);
+    }
+    options.exclude.extend(args.exclude.iter().cloned());
+    options.include.extend(args.include.iter().cloned());
+    options.group = !args.no_group;
+    options.sizes |= args.sizes;
+    options.mtimes |= args.mtime;
+    options.follow_links = args.follow;
+    options.threads = args.threads;
+    options.default_excludes = !args.no_default_excludes;
+    options.generated = generated_at(inv, args.no_timestamp)?;
+    options.token_budget = args.token_budget;
+    options.count_tokens = inv.json || args.token_budget.is_some();
+    options.tokenizer = if args.tokenizer == "cl100k" {
+        Tokenizer::Cl100k
+    } else {
+        Tokenizer::O200k
+    };
+    Ok(options)
 }
 
 /// `SOURCE_DATE_EPOCH` when set (reproducible builds' convention), else now.

@@ -10,8 +10,9 @@ use crate::commands::{Invocation, Outcome, write_json};
 
 /// The store, reconciled with the folder (every read command first does this).
 pub fn open(inv: &Invocation) -> anyhow::Result<MemoryStore> {
-    let root = crate::commands::mem::memory_root(&inv.config.config.agentmem, &inv.env)
-        .ok_or_else(|| anyhow::anyhow!("no memory folder: set AGENTMEM_ROOT or HOME"))?;
+    let root =
+        agentctx_agentmem::memory_root(&inv.config.config.agentmem, inv.env.home().as_deref())
+            .ok_or_else(|| anyhow::anyhow!("no memory folder: set AGENTMEM_ROOT or HOME"))?;
     let mut store = MemoryStore::open(&root)?;
     let report = store.reconcile()?;
     for (path, reason) in &report.unparsable {
@@ -132,8 +133,11 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
             }
         }
         MemCommand::Reindex => {
-            let root = crate::commands::mem::memory_root(&inv.config.config.agentmem, &inv.env)
-                .ok_or_else(|| anyhow::anyhow!("no memory folder: set AGENTMEM_ROOT or HOME"))?;
+            let root = agentctx_agentmem::memory_root(
+                &inv.config.config.agentmem,
+                inv.env.home().as_deref(),
+            )
+            .ok_or_else(|| anyhow::anyhow!("no memory folder: set AGENTMEM_ROOT or HOME"))?;
             let report = MemoryStore::open(&root)?.rebuild()?;
             writeln!(out, "indexed {} captures", report.added)?;
             for (path, reason) in &report.unparsable {

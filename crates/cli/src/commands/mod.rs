@@ -21,10 +21,19 @@ use agentctx_config::{Environment, LoadedConfig};
 /// Everything a command may use: the working directory (absolute), the
 /// environment, the effective config and the output mode.
 pub struct Invocation {
+    /// Empty when the process's directory no longer exists (only `hook`
+    /// and `mem capture` run then).
     pub cwd: PathBuf,
     pub env: Environment,
     pub config: LoadedConfig,
     pub json: bool,
+}
+
+impl Invocation {
+    /// The working directory, when it exists.
+    pub fn cwd_if_exists(&self) -> Option<&std::path::Path> {
+        Some(self.cwd.as_path()).filter(|d| d.is_dir())
+    }
 }
 
 /// The project root for `cwd`, from the `agents.root` config and `$HOME`.

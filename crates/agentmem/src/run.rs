@@ -1,0 +1,123 @@
+//! A capture as a hook runs it: settings from the config, the attempt
+//! recorded in the events file, one line for the log.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use agentctx_types::AgentMemConfig;
+
+use crate::capture::{CaptureOutcome, CaptureSettings, Trigger, capture, expand_home, zoned_stamp};
+use crate::events::{CaptureEvent, append_event};
+
+/// How a configured capture ended: the outcome, and the log line that says
+/// so (`captured ...`, `duplicate ...`, `skipped (...): why`, `failed ...`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureReport {
+    /// The outcome, or the error's text.
+    pub outcome: Result<CaptureOutcome, String>,
+    /// One line for `agentmem.log`.
+    pub line: String,
+}
+
+/// The memory folder: `agentmem.root` (`~` expanded), else `~/.agent-kit/MEMORY`.
+pub fn memory_root(config: &AgentMemConfig, home: Option<&Path>) -> Option<PathBuf> {
+    match &config.root {
+        Some(root) => Some(expand_home(&root.to_string_lossy(), home)),
+        None => home.map(|h| h.join(".agent-kit/MEMORY")),
+    }
+}
+
+/// Captures what `trigger` points at with the settings of `config`, appends
+/// the attempt to `agentmem.events_path` when set, and never fails: every
+/// problem ends in the report.
+///
+/// The agents' internal helpers (a Claude Code `SubagentStop` with an empty
+/// `agent_type`: the `/compact` summary, session recaps, prompt
+/// suggestions) are skipped unless `capture_internal_agents` is set.
+pub fn capture_with_config(
+    trigger: &Trigger,
+    config: &AgentMemConfig,
+    home: Option<&Path>,
+) -> CaptureReport {
+    let origin = trigger.origin();
+    let now = jiff::Zoned::now();
+    let internal = match trigger {
+        Trigger::Hook(h) => h.agent_id.is_some() && h.agent_type.as_deref() == Some(""),
+        Trigger::CodexNotify(_) => false,
+    };
+    let outcome = if internal && !config.capture_internal_agents {
+        Ok(CaptureOutcome::Skipped {
+            reason: "an internal agent of the agent (agent_type is empty); set agentmem.capture_internal_agents to keep these".to_owned(),
+        })
+    } else {
+        match memory_root(config, home) {
+            None => Err("no memory folder (set AGENTMEM_ROOT or HOME)".to_owned()),
+            Some(root) => {
+                let settings = CaptureSettings {
+                    root,
+                    codex_sessions: config
+                        .codex_sessions_dir
+                        .as_ref()
+                        .map(|d| expand_home(&d.to_string_lossy(), home))
+                        .or_else(|| home.map(|h| h.join(".codex/sessions")))
+                        .unwrap_or_default(),
+                    retries: config.retries,
+                    retry_delay: Duration::from_millis(config.retry_delay_ms),
+                    redact: config.redact,
+                    now: now.clone(),
+                };
+                capture(trigger, &settings, home).map_err(|e| e.to_string())
+            }
+        }
+    };
+    let mut event = CaptureEvent {
+        timestamp: zoned_stamp(&now),
+        source_app: origin.source_app.to_owned(),
+        source: origin.source.to_owned(),
+        session_id: origin.session_id.clone(),
+        hook_event_type: origin.event.clone(),
+        outcome: String::new(),
+        capture_path: None,
+        category: None,
+        agent_type: None,
+        error: None,
+    };
+    let line = match &outcome {
+        Ok(CaptureOutcome::Captured {
+            path,
+            category,
+            agent_type,
+        }) => {
+            event.outcome = "captured".into();
+            event.capture_path = Some(path.display().to_string());
+            event.category = Some(category.clone());
+            event.agent_type = Some(agent_type.clone());
+            format!("captured {} ({})", path.display(), origin.source)
+        }
+        Ok(CaptureOutcome::Duplicate { key }) => {
+            event.outcome = "duplicate".into();
+            format!("duplicate {key} ({}): nothing written", origin.source)
+        }
+        Ok(CaptureOutcome::Skipped { reason }) => {
+            event.outcome = "skipped".into();
+            event.error = Some(reason.clone());
+            format!("skipped ({}): {reason}", origin.source)
+        }
+        Err(error) => {
+            event.outcome = "failed".into();
+            event.error = Some(error.clone());
+            format!("failed ({}): {error}", origin.source)
+        }
+    };
+    let mut line = line;
+    if let Some(events) = &config.events_path {
+        let path = expand_home(&events.to_string_lossy(), home);
+        if let Err(error) = append_event(&path, &event) {
+            line.push_str(&format!(
+                "; cannot append to the events file {}: {error}",
+                path.display()
+            ));
+        }
+    }
+    CaptureReport { outcome, line }
+}

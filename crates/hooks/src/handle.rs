@@ -1,0 +1,403 @@
+//! One hook call: parse the payload, decide, answer.
+
+use std::path::{Path, PathBuf};
+
+use agentctx_core::{
+    SessionStore, StoredState, render_resolve_paths_in, render_resume_diff_in, resume_session,
+    start_session,
+};
+use agentctx_types::{HookAgent, HookInput, HookReply, ReminderEnvelope};
+use serde_json::Value;
+
+use crate::agents_md::{BuiltinLoader, builtin_loader};
+use crate::compose::{ComposeParts, compose};
+use crate::{Host, normalize_tool, tool_paths};
+
+/// What a hook call decided: the reply for the agent (none means "carry
+/// on"), and why, line by line, for the log and `--explain`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HookOutcome {
+    /// The JSON to print for the agent.
+    pub reply: Option<HookReply>,
+    /// Why.
+    pub notes: Vec<String>,
+    /// The agent the payload came from, when it could be read.
+    pub agent: Option<HookAgent>,
+}
+
+impl HookOutcome {
+    fn note(&mut self, line: impl Into<String>) {
+        self.notes.push(line.into());
+    }
+}
+
+/// Which agent sent `input`: Codex payloads carry a `turn_id` and name
+/// `rollout-*.jsonl` transcripts; everything else is read as Claude Code's.
+pub fn detect_agent(input: &HookInput) -> HookAgent {
+    let rollout = input.transcript_path.as_deref().is_some_and(|p| {
+        Path::new(p)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("rollout-"))
+    });
+    if rollout || input.turn_id.is_some() {
+        HookAgent::Codex
+    } else {
+        HookAgent::Claude
+    }
+}
+
+/// Handles one hook call. Never fails: input it cannot use gives no reply
+/// and a note; the only refusals are the rules'.
+pub fn handle(raw: &[u8], agent: Option<HookAgent>, host: &Host<'_>) -> HookOutcome {
+    let mut outcome = HookOutcome::default();
+    let input: HookInput = match serde_json::from_slice(raw) {
+        Ok(input) => input,
+        Err(error) => {
+            outcome.note(format!("input is not hook JSON ({error}): doing nothing"));
+            return outcome;
+        }
+    };
+    let agent = agent.unwrap_or_else(|| detect_agent(&input));
+    outcome.agent = Some(agent);
+    let event = input.hook_event_name.clone().unwrap_or_default();
+    let cwd = input
+        .cwd
+        .as_deref()
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute() && p.is_dir())
+        .or_else(|| host.process_cwd.map(Path::to_path_buf));
+    let Some(cwd) = cwd else {
+        outcome.note(format!(
+            "event {event:?}: no usable working directory: doing nothing"
+        ));
+        return outcome;
+    };
+    let who = match input.agent_id.as_deref() {
+        Some(id) => format!(
+            " (sub-agent {id}, {:?})",
+            input.agent_type.as_deref().unwrap_or("")
+        ),
+        None => String::new(),
+    };
+    outcome.note(format!("{agent} event {event:?} in {}{who}", cwd.display()));
+    let call = Call {
+        host,
+        input: &input,
+        agent,
+        cwd: &cwd,
+    };
+    match event.as_str() {
+        "SessionStart" => call.session_start(&mut outcome),
+        "SubagentStart" => call.subagent_start(&mut outcome),
+        "PreToolUse" => call.pre_tool_use(&mut outcome),
+        "PostToolUse" => call.post_tool_use(&mut outcome),
+        "SubagentStop" | "Stop" => call.capture(&event, &mut outcome),
+        other => outcome.note(format!("event {other:?} is not handled: doing nothing")),
+    }
+    outcome
+}
+
+/// One call's payload and where it runs.
+struct Call<'a> {
+    host: &'a Host<'a>,
+    input: &'a HookInput,
+    agent: HookAgent,
+    cwd: &'a Path,
+}
+
+impl Call<'_> {
+    /// Claude Code escapes `<system-reminder` in hook context; its reminders
+    /// travel as `<agentctx-reminder>`.
+    fn envelope(&self) -> ReminderEnvelope {
+        match self.agent {
+            HookAgent::Claude => ReminderEnvelope::AgentctxReminder,
+            HookAgent::Codex => ReminderEnvelope::SystemReminder,
+        }
+    }
+
+    fn loader(&self) -> BuiltinLoader {
+        let setting = match self.agent {
+            HookAgent::Claude => self.host.config.claude_code.agents_md,
+            HookAgent::Codex => self.host.config.codex.agents_md,
+        };
+        let root = self
+            .host
+            .root(self.cwd)
+            .map_or_else(|_| self.cwd.to_path_buf(), |r| r.root);
+        builtin_loader(self.agent, setting, self.cwd, &root, self.host.env)
+    }
+
+    /// This agent's state: the main agent's, or the sub-agent's own.
+    fn store(&self, outcome: &mut HookOutcome) -> Option<SessionStore> {
+        let Some(session) = self.input.session_id.as_deref() else {
+            outcome.note("no session_id: the AGENTS.md state is not kept");
+            return None;
+        };
+        let Some(dir) = self.host.sessions_dir() else {
+            outcome.note(
+                "no state folder ($XDG_STATE_HOME or $HOME): the AGENTS.md state is not kept",
+            );
+            return None;
+        };
+        let agent = self.input.agent_id.as_deref().filter(|a| !a.is_empty());
+        match SessionStore::for_agent(&dir, session, agent) {
+            Ok(store) => Some(store),
+            Err(error) => {
+                outcome.note(format!("{error}: the AGENTS.md state is not kept"));
+                None
+            }
+        }
+    }
+
+    fn session_start(&self, outcome: &mut HookOutcome) {
+        let source = self.input.source.as_deref().unwrap_or("startup");
+        let loader = self.loader();
+        let parts = ComposeParts {
+            rules: true,
+            agents: !loader.initial,
+            files: true,
+        };
+        if loader.initial {
+            outcome.note(format!(
+                "{} loads the AGENTS.md chain itself: its bodies are left out",
+                self.agent
+            ));
+        }
+        let agents = &self.host.config.agents;
+        let home = self.host.home();
+        let Some(store) = self.store(outcome) else {
+            return self.initial_context(parts, "SessionStart", outcome);
+        };
+        let resumed = matches!(source, "resume" | "compact");
+        let envelope = self.envelope();
+        let result = store.update(|stored| match (resumed, stored) {
+            (true, StoredState::Found(state)) => {
+                match resume_session(state, self.cwd, agents, home) {
+                    Ok((diff, resolver)) => {
+                        let text = render_resume_diff_in(&diff, envelope);
+                        let write = resolver.is_changed();
+                        (Ok(Some(text)), write.then(|| resolver.into_state()))
+                    }
+                    Err(error) => (Err(error), None),
+                }
+            }
+            // startup, clear, or nothing to resume: a new session.
+            _ => match start_session(self.cwd, agents, home.clone()) {
+                Ok(started) => (Ok(None), Some(started.resolver.into_state())),
+                Err(error) => (Err(error), None),
+            },
+        });
+        match result {
+            Ok(Ok(Some(diff))) => {
+                outcome.note(format!(
+                    "{source}: session {} resumed",
+                    store.path().display()
+                ));
+                if source == "compact" {
+                    // Compaction drops what SessionStart gave: give it again.
+                    let mut composed = compose(self.host, self.cwd, parts);
+                    for warning in &composed.warnings {
+                        outcome.note(format!("context: {warning}"));
+                    }
+                    let mut text = composed.text();
+                    if !diff.is_empty() {
+                        text = [text, diff].join("\n");
+                    }
+                    composed.warnings.clear();
+                    if !text.trim().is_empty() {
+                        outcome.reply = Some(HookReply::context("SessionStart", text));
+                    }
+                } else if diff.is_empty() {
+                    outcome.note("nothing changed since the session last ran");
+                } else {
+                    outcome.reply = Some(HookReply::context("SessionStart", diff));
+                }
+            }
+            Ok(Ok(None)) => {
+                outcome.note(format!(
+                    "{source}: new session state in {}",
+                    store.path().display()
+                ));
+                self.initial_context(parts, "SessionStart", outcome);
+            }
+            Ok(Err(error)) => outcome.note(format!("AGENTS.md state not updated: {error}")),
+            Err(error) => outcome.note(format!("session state unusable: {error}")),
+        }
+    }
+
+    fn initial_context(&self, parts: ComposeParts, event: &str, outcome: &mut HookOutcome) {
+        let composed = compose(self.host, self.cwd, parts);
+        for warning in &composed.warnings {
+            outcome.note(format!("context: {warning}"));
+        }
+        let text = composed.text();
+        outcome.note(format!(
+            "initial context: {} parts, {} bytes",
+            composed.parts().count(),
+            text.len()
+        ));
+        if !text.is_empty() {
+            outcome.reply = Some(HookReply::context(event, text));
+        }
+    }
+
+    /// A sub-agent starts with a context of its own: it gets the rules'
+    /// extension and, where the agent does not load it, the AGENTS.md
+    /// chain; its resolver state starts from that chain.
+    fn subagent_start(&self, outcome: &mut HookOutcome) {
+        let loader = self.loader();
+        let parts = ComposeParts {
+            rules: true,
+            agents: !loader.initial,
+            files: false,
+        };
+        if let Some(store) = self.store(outcome) {
+            let agents = &self.host.config.agents;
+            let started =
+                store.update(
+                    |_| match start_session(self.cwd, agents, self.host.home()) {
+                        Ok(started) => (Ok(()), Some(started.resolver.into_state())),
+                        Err(error) => (Err(error), None),
+                    },
+                );
+            match started {
+                Ok(Ok(())) => {
+                    outcome.note(format!("sub-agent state in {}", store.path().display()))
+                }
+                Ok(Err(error)) => outcome.note(format!("sub-agent state not started: {error}")),
+                Err(error) => outcome.note(format!("sub-agent state unusable: {error}")),
+            }
+        }
+        self.initial_context(parts, "SubagentStart", outcome);
+    }
+
+    fn pre_tool_use(&self, outcome: &mut HookOutcome) {
+        let Some(name) = self.input.tool_name.as_deref() else {
+            outcome.note("no tool_name: doing nothing");
+            return;
+        };
+        let tool = normalize_tool(name);
+        let rules = match self.host.rules(self.cwd) {
+            Ok(rules) => rules,
+            Err(error) => {
+                // The one refusal a hook may cause on its own: a rules error under deny_all.
+                if self.host.config.project_agent_rules.on_error
+                    == agentctx_types::OnRuleError::DenyAll
+                {
+                    outcome.note(format!(
+                        "rules cannot be evaluated ({error}); on_error: deny_all"
+                    ));
+                    outcome.reply = Some(HookReply::deny(format!(
+                        "Denied: project rules cannot be evaluated ({error}) and on_error is deny_all."
+                    )));
+                } else {
+                    outcome.note(format!("rules cannot be evaluated ({error}); allowing"));
+                }
+                return;
+            }
+        };
+        for warning in rules.warnings() {
+            outcome.note(format!("rules: {warning}"));
+        }
+        let decision = rules.check_tool(&tool);
+        outcome.note(format!("tool {tool}: {}", decision.message));
+        if !decision.allowed {
+            outcome.reply = Some(HookReply::deny(agentctx_rules::render_permission_decision(
+                &decision, &rules,
+            )));
+            return;
+        }
+        let mut checker = rules.file_checker();
+        for path in tool_paths(self.input.tool_input.as_ref().unwrap_or(&Value::Null)) {
+            let mut decision = checker.check(&self.cwd.join(&path));
+            outcome.note(format!("file {path}: {}", decision.message));
+            if !decision.allowed {
+                decision.item = path;
+                outcome.reply = Some(HookReply::deny(agentctx_rules::render_permission_decision(
+                    &decision, &rules,
+                )));
+                return;
+            }
+        }
+        // Allowed: no output, so the agent's own permission flow stays in charge.
+    }
+
+    fn post_tool_use(&self, outcome: &mut HookOutcome) {
+        let paths = tool_paths(self.input.tool_input.as_ref().unwrap_or(&Value::Null));
+        if paths.is_empty() {
+            outcome.note("no file paths in the tool input: doing nothing");
+            return;
+        }
+        let targets: Vec<PathBuf> = paths.iter().map(|p| self.cwd.join(p)).collect();
+        let agents = &self.host.config.agents;
+        let home = self.host.home();
+        let found = match self.store(outcome) {
+            None => start_session(self.cwd, agents, home)
+                .map(|mut s| s.resolver.resolve_for_paths(&targets)),
+            Some(store) => {
+                agentctx_core::resolve_in_store(&store, self.cwd, agents, home, &targets).map(|r| {
+                    if let Some(corrupt) = &r.rebuilt {
+                        outcome.note(corrupt.to_string());
+                    }
+                    r.found
+                })
+            }
+        };
+        let mut found = match found {
+            Ok(found) => found,
+            Err(error) => {
+                outcome.note(format!("AGENTS.md not resolved: {error}"));
+                return;
+            }
+        };
+        let read = self.input.tool_name.as_deref() == Some("Read");
+        if read && !found.files.is_empty() && self.loader().nested_on_read {
+            // The agent gave this agent those bodies with the Read; only a
+            // change is news (its loader never gives a file twice).
+            let given: Vec<String> = found
+                .files
+                .iter()
+                .filter(|f| !f.changed)
+                .map(|f| f.path.display().to_string())
+                .collect();
+            if !given.is_empty() {
+                outcome.note(format!(
+                    "{} gave the bodies with the Read: {}",
+                    self.agent,
+                    given.join(", ")
+                ));
+            }
+            found.files.retain(|f| f.changed);
+        }
+        if found.files.is_empty() {
+            outcome.note(format!(
+                "no new or changed AGENTS.md to report for {}",
+                paths.join(", ")
+            ));
+            return;
+        }
+        outcome.note(format!("{} AGENTS.md to report", found.files.len()));
+        outcome.reply = Some(HookReply::context(
+            "PostToolUse",
+            render_resolve_paths_in(&found, self.envelope()),
+        ));
+    }
+
+    fn capture(&self, event: &str, outcome: &mut HookOutcome) {
+        let config = &self.host.config.agentmem;
+        if event == "Stop" && !config.capture_on_stop {
+            outcome.note("Stop: capture is off (agentmem.capture_on_stop: false)");
+            return;
+        }
+        let report = agentctx_agentmem::capture_with_config(
+            &agentctx_agentmem::Trigger::hook(self.input.clone()),
+            config,
+            self.host.home().as_deref(),
+        );
+        outcome.note(format!("capture: {}", report.line));
+        if let Some(log) = agentctx_config::StateLog::new(self.host.env, "agentmem.log") {
+            log.append(&[report.line]);
+        }
+    }
+}

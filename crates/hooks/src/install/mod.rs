@@ -1,0 +1,584 @@
+//! Install and uninstall of agentctx's hooks in the agents' settings.
+//!
+//! - **Where**: Claude Code reads a project's `.claude/settings.json` only
+//!   when a session starts at the project root, but the root's
+//!   `.claude/settings.local.json` in every subdirectory (measured with
+//!   2.1.330), so a project install writes `settings.local.json` (personal;
+//!   `--shared` writes `settings.json` for the team). A user install writes
+//!   `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`).
+//! - **What runs**: the hook command names the agentctx binary by absolute
+//!   path (quoted for `/bin/sh`), so it runs whatever PATH the agent has;
+//!   the PreToolUse entry ends in a guard that blocks the tool call with a
+//!   message when the binary cannot run, instead of letting Claude Code
+//!   carry on after exit 127.
+//! - **Undo**: before the first change to a file, its exact bytes and mode
+//!   are kept in a manifest in the state folder (never next to the file,
+//!   never overwritten by a later install). Uninstall restores them exactly
+//!   when the file is as install left it, and otherwise removes only what
+//!   install added, keeping the user's later edits.
+
+mod claude;
+mod codex;
+mod manifest;
+
+use std::path::{Path, PathBuf};
+
+use agentctx_types::HookAgent;
+
+pub use claude::{AGENTS_MD_PLUGIN_OFF, edit_claude_settings};
+pub use codex::{edit_codex_hooks, edit_codex_toml};
+pub use manifest::{Manifest, ManifestError};
+
+/// Which settings an install writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// This project, for you: Claude Code's `.claude/settings.local.json`
+    /// at the root; Codex's `.codex/` at the root.
+    Project,
+    /// This project, for everyone who clones it: `.claude/settings.json`
+    /// (Claude Code reads it only in sessions started at the root).
+    Shared,
+    /// Every project: the agent's user settings.
+    User,
+}
+
+/// What install adds to a settings file, so uninstall removes exactly that.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Parts {
+    /// agentctx's hook entries.
+    pub hooks: bool,
+    /// Claude Code's built-in AGENTS.md loader switched off.
+    pub agents_md_plugin_off: bool,
+    /// Codex: `notify` set to `agentctx mem capture`.
+    pub notify: bool,
+}
+
+impl Parts {
+    fn any(self) -> bool {
+        self.hooks || self.agents_md_plugin_off || self.notify
+    }
+
+    fn without(self, other: Self) -> Self {
+        Self {
+            hooks: self.hooks && !other.hooks,
+            agents_md_plugin_off: self.agents_md_plugin_off && !other.agents_md_plugin_off,
+            notify: self.notify && !other.notify,
+        }
+    }
+
+    fn with(self, other: Self) -> Self {
+        Self {
+            hooks: self.hooks || other.hooks,
+            agents_md_plugin_off: self.agents_md_plugin_off || other.agents_md_plugin_off,
+            notify: self.notify || other.notify,
+        }
+    }
+}
+
+/// An install or uninstall request.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// Which agent.
+    pub agent: HookAgent,
+    /// Which settings.
+    pub scope: Scope,
+    /// The hook command's program: an absolute path to agentctx (see
+    /// [`hook_program`]).
+    pub program: String,
+    /// Claude Code: also switch its built-in AGENTS.md loader off in the
+    /// user settings (agentctx then gives the chain and path reminders).
+    pub agents_md_plugin_off: bool,
+}
+
+/// Where things are.
+#[derive(Clone, Debug)]
+pub struct Places {
+    /// The project root (project and shared scopes).
+    pub root: PathBuf,
+    /// `$HOME`.
+    pub home: Option<PathBuf>,
+    /// Claude Code's user settings file.
+    pub claude_user_settings: Option<PathBuf>,
+    /// Codex's home (`$CODEX_HOME`, else `~/.codex`).
+    pub codex_home: Option<PathBuf>,
+    /// The folder for install manifests.
+    pub manifests: PathBuf,
+}
+
+/// One file install or uninstall would change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileChange {
+    /// The file (a symlink's target, so the link stays a link).
+    pub path: PathBuf,
+    /// Its text now (`None`: it does not exist).
+    pub before: Option<String>,
+    /// Its text after (`None`: it is removed).
+    pub after: Option<String>,
+    /// How this change is made.
+    pub how: ChangeKind,
+    /// The parts this file holds after the change.
+    parts_after: Parts,
+    /// The manifest as it is (uninstall) or will be (install).
+    manifest: Option<Manifest>,
+}
+
+/// How a file is changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// Nothing to do.
+    Unchanged,
+    /// agentctx's entries added or updated.
+    Installed,
+    /// The file as it was before install: bytes and mode.
+    Restored,
+    /// agentctx's entries removed; the user's later edits kept.
+    Removed,
+}
+
+impl FileChange {
+    /// `true` when the file stays as it is.
+    pub fn is_unchanged(&self) -> bool {
+        self.how == ChangeKind::Unchanged
+    }
+
+    /// A unified diff of the change.
+    pub fn diff(&self) -> String {
+        let before = self.before.as_deref().unwrap_or("");
+        let after = self.after.as_deref().unwrap_or("");
+        similar::TextDiff::from_lines(before, after)
+            .unified_diff()
+            .header(
+                &format!("{} (now)", self.path.display()),
+                &format!("{} (after)", self.path.display()),
+            )
+            .to_string()
+    }
+}
+
+/// Why install or uninstall cannot go on; nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// A settings file cannot be read or written.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A settings file is not valid JSON or TOML, or not shaped as the agent
+    /// reads it; it is left as it is.
+    #[error("{}: {message}; not touching it", .path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A location is unknown (no `$HOME`).
+    #[error("{0}")]
+    Unplaced(String),
+    /// The manifest of an earlier install cannot be used.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
+    move |source| InstallError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The command for one hook event: the program quoted for `/bin/sh`, and
+/// for `PreToolUse` a guard that blocks the call (exit 2, with a message for
+/// the model and the user) when the program cannot run.
+pub fn hook_command(program: &str, agent: HookAgent, event: &str) -> String {
+    let base = format!("{} hook --agent {agent}", shell_quote(program));
+    if event == "PreToolUse" {
+        let message = format!(
+            "agentctx hook: cannot run {program}; tool calls are blocked until it runs again (reinstall: agentctx install {agent})"
+        );
+        format!(
+            "{base} || {{ echo {} >&2; exit 2; }}",
+            shell_quote(&message)
+        )
+    } else {
+        base
+    }
+}
+
+/// Whether a hook command is agentctx's: its program's file name is
+/// `agentctx` and its first argument `hook` (any earlier form, the bare
+/// `agentctx hook` included).
+pub fn is_agentctx_command(command: &str) -> bool {
+    let Some((program, rest)) = first_shell_word(command) else {
+        return false;
+    };
+    let name = program.rsplit('/').next().unwrap_or(&program);
+    name == "agentctx" && rest.split_whitespace().next() == Some("hook")
+}
+
+/// The first word of a `/bin/sh` command with its quotes removed, and the
+/// text after it; `None` when a quote is not closed.
+fn first_shell_word(command: &str) -> Option<(String, &str)> {
+    let command = command.trim_start();
+    let mut word = String::new();
+    let mut chars = command.char_indices();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            c if c.is_whitespace() => return Some((word, &command[at..])),
+            '\'' => loop {
+                match chars.next()? {
+                    (_, '\'') => break,
+                    (_, c) => word.push(c),
+                }
+            },
+            '"' => loop {
+                match chars.next()? {
+                    (_, '"') => break,
+                    (_, '\\') => word.push(chars.next()?.1),
+                    (_, c) => word.push(c),
+                }
+            },
+            '\\' => word.push(chars.next()?.1),
+            c => word.push(c),
+        }
+    }
+    Some((word, ""))
+}
+
+/// Quotes `text` for `/bin/sh` (single quotes; a quote inside becomes `'\''`).
+pub fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// The program to write into hook commands: the running agentctx binary,
+/// by its absolute, resolved path. Refused when that path cannot be relied
+/// on (the binary was deleted or replaced since it started, or it lives in
+/// a temporary folder that will not outlive the session).
+pub fn hook_program(current_exe: &Path, temp_dir: &Path) -> Result<String, String> {
+    let text = current_exe.to_string_lossy();
+    if text.ends_with(" (deleted)") || !current_exe.is_file() {
+        return Err(format!(
+            "the running agentctx ({text}) no longer exists on disk; install it first (cargo install --path crates/cli) and run `agentctx install` from there"
+        ));
+    }
+    let resolved = std::fs::canonicalize(current_exe)
+        .map_err(|e| format!("cannot resolve the path of the running agentctx ({text}): {e}"))?;
+    let temp = std::fs::canonicalize(temp_dir).unwrap_or_else(|_| temp_dir.to_path_buf());
+    if resolved.starts_with(&temp) {
+        return Err(format!(
+            "the running agentctx is in a temporary folder ({}); hooks must name a binary that stays: install it (cargo install --path crates/cli) or pass --program PATH",
+            resolved.display()
+        ));
+    }
+    resolved
+        .to_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("the path of agentctx is not UTF-8: {}", resolved.display()))
+}
+
+/// The settings files `request` concerns, with the parts each gets.
+fn targets(request: &Request, places: &Places) -> Result<Vec<(PathBuf, Parts)>, InstallError> {
+    let hooks = Parts {
+        hooks: true,
+        ..Parts::default()
+    };
+    let mut targets = Vec::new();
+    match request.agent {
+        HookAgent::Claude => {
+            let user = || {
+                places.claude_user_settings.clone().ok_or_else(|| {
+                    InstallError::Unplaced(
+                        "no $HOME: Claude Code's user settings are unknown".into(),
+                    )
+                })
+            };
+            let settings = match request.scope {
+                Scope::Project => places.root.join(".claude/settings.local.json"),
+                Scope::Shared => places.root.join(".claude/settings.json"),
+                Scope::User => user()?,
+            };
+            targets.push((settings, hooks));
+            if request.agents_md_plugin_off {
+                // Claude Code reads plugin options from the user settings only.
+                targets.push((
+                    user()?,
+                    Parts {
+                        agents_md_plugin_off: true,
+                        ..Parts::default()
+                    },
+                ));
+            }
+        }
+        HookAgent::Codex => {
+            let base = match request.scope {
+                Scope::User => places.codex_home.clone().ok_or_else(|| {
+                    InstallError::Unplaced(
+                        "no $HOME or $CODEX_HOME: Codex's home is unknown".into(),
+                    )
+                })?,
+                Scope::Project | Scope::Shared => places.root.join(".codex"),
+            };
+            targets.push((base.join("hooks.json"), hooks));
+        }
+    }
+    // Two parts in one file (a user install with the plugin option) are one change.
+    let mut merged: Vec<(PathBuf, Parts)> = Vec::new();
+    for (path, parts) in targets {
+        match merged.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, existing)) => *existing = existing.with(parts),
+            None => merged.push((path, parts)),
+        }
+    }
+    Ok(merged)
+}
+
+/// A settings file's real location: a symlink is followed, so that the
+/// link (a dotfiles setup) stays a link.
+fn real_path(path: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        _ => path.to_path_buf(),
+    }
+}
+
+fn read(path: &Path) -> Result<Option<String>, InstallError> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| InstallError::Invalid {
+                path: path.to_path_buf(),
+                message: "not UTF-8".into(),
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(path)(e)),
+    }
+}
+
+/// Edits `text` of the file at `path` to hold (`adding`) or not hold `parts`.
+fn edit(
+    request: &Request,
+    path: &Path,
+    text: Option<&str>,
+    parts: Parts,
+    adding: bool,
+) -> Result<String, InstallError> {
+    let invalid = |message: String| InstallError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    match request.agent {
+        HookAgent::Claude => {
+            edit_claude_settings(text, &request.program, parts, adding).map_err(invalid)
+        }
+        HookAgent::Codex => edit_codex_hooks(text, &request.program, adding).map_err(invalid),
+    }
+}
+
+/// What install would change.
+pub fn plan_install(request: &Request, places: &Places) -> Result<Vec<FileChange>, InstallError> {
+    let mut changes = Vec::new();
+    for (target, parts) in targets(request, places)? {
+        let path = real_path(&target);
+        let before = read(&path)?;
+        let after = edit(request, &path, before.as_deref(), parts, true)?;
+        let existing = Manifest::load(&places.manifests, &path)?;
+        let unchanged = before.as_deref() == Some(after.as_str());
+        let parts_after = existing.as_ref().map_or(parts, |m| m.parts.with(parts));
+        let manifest = match existing {
+            Some(mut manifest) => {
+                manifest.parts = parts_after;
+                manifest.installed_sha256 = manifest::sha256(&after);
+                Some(manifest)
+            }
+            None if unchanged => None,
+            None => Some(Manifest::new(&path, before.as_deref(), parts_after, &after)),
+        };
+        changes.push(FileChange {
+            how: if unchanged {
+                ChangeKind::Unchanged
+            } else {
+                ChangeKind::Installed
+            },
+            path,
+            before,
+            after: Some(after),
+            parts_after,
+            manifest,
+        });
+    }
+    Ok(changes)
+}
+
+/// What uninstall would change.
+pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChange>, InstallError> {
+    let mut changes = Vec::new();
+    for (target, parts) in targets(request, places)? {
+        let path = real_path(&target);
+        let before = read(&path)?;
+        let manifest = Manifest::load(&places.manifests, &path)?;
+        // Without a manifest only the hooks are ours for sure.
+        let removing = match &manifest {
+            Some(m) => Parts {
+                hooks: parts.hooks && m.parts.hooks,
+                agents_md_plugin_off: m.parts.agents_md_plugin_off
+                    && (parts.agents_md_plugin_off || parts.hooks),
+                notify: m.parts.notify,
+            },
+            None => Parts {
+                hooks: parts.hooks,
+                ..Parts::default()
+            },
+        };
+        let remaining = manifest
+            .as_ref()
+            .map_or(Parts::default(), |m| m.parts.without(removing));
+        // The original bytes come back when nobody edited the file since
+        // install, and the original held nothing of agentctx's (an entry
+        // from an earlier install must not come back).
+        let untouched = manifest.as_ref().is_some_and(|m| {
+            before.as_deref().map(manifest::sha256) == Some(m.installed_sha256.clone())
+                && match m.original.as_deref() {
+                    None => true,
+                    Some(original) => edit(request, &path, Some(original), removing, false)
+                        .is_ok_and(|cleaned| cleaned == original),
+                }
+        });
+        let (after, how) = match (&manifest, before.as_deref()) {
+            (Some(m), _) if untouched && !remaining.any() => {
+                (m.original.clone(), ChangeKind::Restored)
+            }
+            (_, None) => (None, ChangeKind::Unchanged),
+            (_, Some(text)) => {
+                let edited = edit(request, &path, Some(text), removing, false)?;
+                if edited == text {
+                    (Some(edited), ChangeKind::Unchanged)
+                } else {
+                    (Some(edited), ChangeKind::Removed)
+                }
+            }
+        };
+        let how = if how == ChangeKind::Restored && after == before {
+            ChangeKind::Unchanged
+        } else {
+            how
+        };
+        let manifest = manifest.map(|mut m| {
+            m.parts = remaining;
+            if let Some(after) = &after {
+                m.installed_sha256 = manifest::sha256(after);
+            }
+            m
+        });
+        changes.push(FileChange {
+            path,
+            before,
+            after,
+            how,
+            parts_after: remaining,
+            manifest,
+        });
+    }
+    Ok(changes)
+}
+
+/// Writes the changes: manifests first (so an interrupted install can still
+/// be undone), then each file atomically with its mode kept.
+pub fn apply(changes: &[FileChange], places: &Places) -> Result<(), InstallError> {
+    for change in changes {
+        if let Some(manifest) = &change.manifest
+            && change.parts_after.any()
+        {
+            manifest.save(&places.manifests)?;
+        }
+        if !change.is_unchanged() {
+            match (&change.after, &change.manifest) {
+                (Some(text), manifest) => {
+                    let mode = match change.how {
+                        ChangeKind::Restored => manifest.as_ref().and_then(|m| m.original_mode),
+                        _ => None,
+                    };
+                    let created = write_atomically(&change.path, text, mode)?;
+                    if let (Some(m), false) = (manifest, created.is_empty()) {
+                        let mut m = m.clone();
+                        m.created_dirs.extend(created);
+                        m.save(&places.manifests)?;
+                    }
+                }
+                (None, manifest) => {
+                    remove_file(&change.path)?;
+                    if let Some(m) = manifest {
+                        // Folders install created, deepest first, if empty now.
+                        for dir in m.created_dirs.iter().rev() {
+                            let _ = std::fs::remove_dir(dir);
+                        }
+                    }
+                }
+            }
+        }
+        if !change.parts_after.any() {
+            Manifest::remove(&places.manifests, &change.path)?;
+        }
+    }
+    Ok(())
+}
+
+fn remove_file(path: &Path) -> Result<(), InstallError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(path)(e)),
+        _ => Ok(()),
+    }
+}
+
+/// Replaces `path` with `text` through a temporary file in its folder.
+/// The mode is `mode` when given, else the current file's, else 0644.
+/// Returns the folders it had to create, outermost first.
+fn write_atomically(
+    path: &Path,
+    text: &str,
+    mode: Option<u32>,
+) -> Result<Vec<PathBuf>, InstallError> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| InstallError::Unplaced(format!("{} has no folder", path.display())))?;
+    let mut created: Vec<PathBuf> = dir
+        .ancestors()
+        .take_while(|d| !d.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    created.reverse();
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let mode = mode.or_else(|| current_mode(path)).unwrap_or(0o644);
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".agentctx-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+    }
+    let mut temp = builder.tempfile_in(dir).map_err(io(dir))?;
+    std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(io(path))?;
+    temp.persist(path).map_err(|e| io(path)(e.error))?;
+    Ok(created)
+}
+
+#[cfg(unix)]
+fn current_mode(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o7777)
+}
+
+#[cfg(not(unix))]
+fn current_mode(_path: &Path) -> Option<u32> {
+    None
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,292 @@
+//! Install and uninstall, file by file.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    places: Places,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let places = Places {
+        root,
+        claude_user_settings: Some(home.join(".claude/settings.json")),
+        codex_home: Some(home.join(".codex")),
+        home: Some(home),
+        manifests: dir.path().join("state/installs"),
+    };
+    Fixture { _dir: dir, places }
+}
+
+fn request(agent: HookAgent, scope: Scope) -> Request {
+    Request {
+        agent,
+        scope,
+        program: "/opt/agentctx/bin/agentctx".into(),
+        agents_md_plugin_off: false,
+    }
+}
+
+fn install(r: &Request, p: &Places) -> Vec<FileChange> {
+    let changes = plan_install(r, p).unwrap();
+    apply(&changes, p).unwrap();
+    changes
+}
+
+fn uninstall(r: &Request, p: &Places) -> Vec<FileChange> {
+    let changes = plan_uninstall(r, p).unwrap();
+    apply(&changes, p).unwrap();
+    changes
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn a_project_install_writes_settings_local_json_and_uninstall_leaves_nothing() {
+    let f = fixture();
+    let r = request(HookAgent::Claude, Scope::Project);
+    let changes = install(&r, &f.places);
+    let settings = f.places.root.join(".claude/settings.local.json");
+    assert_eq!(changes[0].path, settings);
+    let text = std::fs::read_to_string(&settings).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for event in [
+        "SessionStart",
+        "SubagentStart",
+        "PreToolUse",
+        "PostToolUse",
+        "SubagentStop",
+        "Stop",
+    ] {
+        let command = json["hooks"][event][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap();
+        assert!(
+            command.starts_with("'/opt/agentctx/bin/agentctx' hook --agent claude"),
+            "{command}"
+        );
+    }
+    uninstall(&r, &f.places);
+    assert!(!settings.exists());
+    assert!(
+        !f.places.root.join(".claude").exists(),
+        "the folder install created is gone"
+    );
+    assert!(!f.places.manifests.join("x").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn uninstall_restores_a_hand_formatted_file_byte_for_byte_with_its_mode() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let f = fixture();
+    let settings = f.places.root.join(".claude/settings.local.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original = "{\n    \"model\":   \"opus\",\n\n    \"env\": {\"A\": \"1\"}\n}";
+    std::fs::write(&settings, original).unwrap();
+    std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let r = request(HookAgent::Claude, Scope::Project);
+    install(&r, &f.places);
+    assert_eq!(mode(&settings), 0o644, "install keeps the mode");
+    // A second install changes nothing and keeps the first record of the original.
+    assert!(install(&r, &f.places).iter().all(FileChange::is_unchanged));
+    let changes = uninstall(&r, &f.places);
+    assert_eq!(changes[0].how, ChangeKind::Restored);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    assert_eq!(mode(&settings), 0o644);
+    // Nothing left to undo.
+    assert!(
+        uninstall(&r, &f.places)
+            .iter()
+            .all(FileChange::is_unchanged)
+    );
+    assert!(!settings.with_extension("json.bak").exists());
+}
+
+#[test]
+fn uninstall_after_the_user_edited_keeps_their_edit() {
+    let f = fixture();
+    let r = request(HookAgent::Claude, Scope::Project);
+    install(&r, &f.places);
+    let settings = f.places.root.join(".claude/settings.local.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    json["model"] = "sonnet".into();
+    std::fs::write(&settings, serde_json::to_string_pretty(&json).unwrap()).unwrap();
+    let changes = uninstall(&r, &f.places);
+    assert_eq!(changes[0].how, ChangeKind::Removed);
+    let after: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(after, serde_json::json!({"model": "sonnet"}));
+}
+
+#[test]
+fn an_earlier_agentctx_entry_is_updated_in_place_and_other_hooks_stay() {
+    let f = fixture();
+    let settings = f.places.root.join(".claude/settings.local.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"my-linter"}]},{"matcher":"*","hooks":[{"type":"command","command":"agentctx hook"}]}]}}"#,
+    )
+    .unwrap();
+    let r = request(HookAgent::Claude, Scope::Project);
+    install(&r, &f.places);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let pre = json["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre.len(), 2);
+    assert_eq!(pre[0]["hooks"][0]["command"], "my-linter");
+    assert!(
+        pre[1]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .contains("|| {")
+    );
+    uninstall(&r, &f.places);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(
+        json["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "my-linter"
+    );
+    assert!(json["hooks"]["PreToolUse"].as_array().unwrap().len() == 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_settings_file_stays_a_symlink() {
+    let f = fixture();
+    let real = f.places.home.clone().unwrap().join("dotfiles/claude.json");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::write(&real, "{}\n").unwrap();
+    let link = f.places.claude_user_settings.clone().unwrap();
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let r = request(HookAgent::Claude, Scope::User);
+    install(&r, &f.places);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::read_to_string(&real)
+            .unwrap()
+            .contains("hook --agent claude")
+    );
+    uninstall(&r, &f.places);
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "{}\n");
+}
+
+#[test]
+fn the_agents_md_option_goes_to_the_user_settings_and_comes_out_again() {
+    let f = fixture();
+    let user = f.places.claude_user_settings.clone().unwrap();
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, "{\"theme\": \"dark\"}\n").unwrap();
+    let mut r = request(HookAgent::Claude, Scope::Project);
+    r.agents_md_plugin_off = true;
+    let changes = install(&r, &f.places);
+    assert_eq!(changes.len(), 2);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&user).unwrap()).unwrap();
+    assert_eq!(
+        json["pluginConfigs"]["agents-md@builtin"]["options"]["instructionFiles"],
+        AGENTS_MD_PLUGIN_OFF
+    );
+    // Uninstall without the flag still undoes it: the record says install set it.
+    r.agents_md_plugin_off = false;
+    uninstall(&r, &f.places);
+    r.agents_md_plugin_off = true;
+    uninstall(&r, &f.places);
+    assert_eq!(
+        std::fs::read_to_string(&user).unwrap(),
+        "{\"theme\": \"dark\"}\n"
+    );
+}
+
+#[test]
+fn codex_hooks_json_is_created_and_removed_entirely() {
+    let f = fixture();
+    let r = request(HookAgent::Codex, Scope::User);
+    install(&r, &f.places);
+    let hooks = f.places.codex_home.clone().unwrap().join("hooks.json");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&hooks).unwrap()).unwrap();
+    assert!(
+        json["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .contains("--agent codex")
+    );
+    uninstall(&r, &f.places);
+    assert!(!hooks.exists());
+}
+
+#[test]
+fn broken_settings_are_left_alone_with_a_reason() {
+    let f = fixture();
+    let settings = f.places.root.join(".claude/settings.local.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, "{ not json").unwrap();
+    let error = plan_install(&request(HookAgent::Claude, Scope::Project), &f.places).unwrap_err();
+    assert!(error.to_string().contains("not valid JSON"), "{error}");
+    std::fs::write(&settings, "[1]").unwrap();
+    let error = plan_install(&request(HookAgent::Claude, Scope::Project), &f.places).unwrap_err();
+    assert!(error.to_string().contains("not touching it"), "{error}");
+}
+
+#[test]
+fn hook_commands_are_quoted_and_guarded() {
+    let pre = hook_command("/a b/it's/agentctx", HookAgent::Claude, "PreToolUse");
+    assert!(
+        pre.starts_with(r"'/a b/it'\''s/agentctx' hook --agent claude || { echo "),
+        "{pre}"
+    );
+    assert!(pre.ends_with(">&2; exit 2; }"));
+    assert_eq!(
+        hook_command("/bin/agentctx", HookAgent::Codex, "Stop"),
+        "'/bin/agentctx' hook --agent codex"
+    );
+    for ours in [
+        pre.as_str(),
+        "agentctx hook",
+        "/usr/local/bin/agentctx hook --explain",
+    ] {
+        assert!(is_agentctx_command(ours), "{ours}");
+    }
+    for theirs in [
+        "my-linter",
+        "agentctx mem capture",
+        "agentctx-other hook",
+        "'unterminated",
+    ] {
+        assert!(!is_agentctx_command(theirs), "{theirs}");
+    }
+}
+
+#[test]
+fn the_program_must_be_a_binary_that_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("agentctx");
+    std::fs::write(&exe, "").unwrap();
+    let error = hook_program(&exe, dir.path()).unwrap_err();
+    assert!(error.contains("temporary folder"), "{error}");
+    let error = hook_program(&PathBuf::from("/x/agentctx (deleted)"), dir.path()).unwrap_err();
+    assert!(error.contains("no longer exists"), "{error}");
+    let ok = hook_program(&exe, Path::new("/nonexistent-temp")).unwrap();
+    assert!(ok.ends_with("/agentctx"));
+}

@@ -1,0 +1,49 @@
+//! agentctx inside coding agents: the hook protocol of Claude Code and
+//! Codex (payloads in, typed replies out), what each event does, the
+//! initial context it gives, and install/uninstall of the agents' settings.
+//!
+//! Every entry point here is infallible from the agent's point of view: a
+//! hook that cannot use its input answers nothing and says why in its
+//! notes; the only refusals are the project rules'.
+//!
+//! ```
+//! use agentctx_config::Environment;
+//! use agentctx_hooks::{Host, handle};
+//! use agentctx_types::Config;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let repo = tempfile::tempdir()?;
+//! std::fs::create_dir_all(repo.path().join(".git"))?;
+//! std::fs::write(repo.path().join(".git/HEAD"), "ref: refs/heads/main\n")?;
+//! std::fs::write(repo.path().join(".coding-agent-rules.yaml"), "denied_tools: [github/delete_file]\n")?;
+//! let config = Config::default();
+//! let env = Environment::default();
+//! let host = Host { config: &config, env: &env, process_cwd: None };
+//!
+//! // Claude Code's PreToolUse for an MCP tool the rules deny.
+//! let payload = serde_json::json!({
+//!     "session_id": "s1", "cwd": repo.path(), "hook_event_name": "PreToolUse",
+//!     "tool_name": "mcp__github__delete_file", "tool_input": {"path": "README.md"},
+//! });
+//! let outcome = handle(payload.to_string().as_bytes(), None, &host);
+//! let reply = serde_json::to_value(outcome.reply.unwrap())?;
+//! assert_eq!(reply["hookSpecificOutput"]["permissionDecision"], "deny");
+//! assert!(reply["hookSpecificOutput"]["permissionDecisionReason"]
+//!     .as_str().unwrap().contains("denied_tools entry `github/delete_file`"));
+//! # Ok(())
+//! # }
+//! ```
+#![deny(missing_docs)]
+
+mod agents_md;
+mod compose;
+mod handle;
+mod host;
+pub mod install;
+mod tools;
+
+pub use agents_md::{BuiltinLoader, builtin_loader, claude_user_settings};
+pub use compose::{ComposeParts, Composed, Part, PartKind, compose, join};
+pub use handle::{HookOutcome, detect_agent, handle};
+pub use host::{Host, RulesError};
+pub use tools::{normalize_tool, patch_paths, tool_paths};
