@@ -253,14 +253,18 @@ fn find(
                 && !message.trim().is_empty()
             {
                 let key = h.agent_id.clone().map(|id| format!("agent:{id}"));
+                let transcript = expand_home(agent_transcript, home);
+                let (description, tool_use_id) = launch_of(h, &transcript);
                 let extracted = Extracted {
                     output: message.clone(),
                     subagent_type: h.agent_type.clone(),
+                    description,
+                    tool_use_id,
                     ..Extracted::default()
                 };
                 return Ok(Some((
                     extracted,
-                    expand_home(agent_transcript, home),
+                    transcript,
                     h.cwd.clone(),
                     key,
                 )));
@@ -343,6 +347,35 @@ fn find(
             Ok(Some((extracted, transcript, n.cwd.clone(), key)))
         }
     }
+}
+
+/// How a Claude Code sub-agent was launched: the `description` and the id of
+/// the tool call that started it. Claude Code 2.1.x writes both to
+/// `agent-<id>.meta.json` beside the sub-agent's transcript
+/// (`{"agentType", "description", "toolUseId", ...}`, recorded from
+/// 2.1.330); a background agent's description is also in the payload's
+/// `background_tasks`.
+fn launch_of(hook: &HookInput, transcript: &Path) -> (Option<String>, Option<String>) {
+    let meta: Option<serde_json::Value> = transcript
+        .to_str()
+        .and_then(|t| t.strip_suffix(".jsonl"))
+        .map(|stem| PathBuf::from(format!("{stem}.meta.json")))
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .and_then(|text| serde_json::from_str(&text).ok());
+    let field = |key: &str| {
+        meta.as_ref()
+            .and_then(|m| m.get(key))
+            .and_then(serde_json::Value::as_str)
+            .filter(|v| !v.is_empty())
+            .map(str::to_owned)
+    };
+    let description = field("description").or_else(|| {
+        hook.background_tasks
+            .iter()
+            .find(|task| task.id.is_some() && task.id == hook.agent_id)
+            .and_then(|task| task.description.clone())
+    });
+    (description, field("toolUseId"))
 }
 
 fn first_line(text: &str) -> String {

@@ -1,0 +1,21 @@
+//! The end-to-end suite's tools: a mock of the Anthropic Messages API on
+//! 127.0.0.1 that answers from a script and records what the model was
+//! sent, a sandbox (scratch HOME and project) and runners for the real
+//! agent CLIs installed by `scripts/e2e`.
+//!
+//! The suite itself is `tests/claude_code.rs`; its tests are `#[ignore]`d
+//! in `cargo test --workspace` (they need the agents) and run by
+//! `scripts/e2e`, which installs the pinned agents first and fails when it
+//! cannot.
+#![deny(missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test tooling: a broken fixture must fail the test loudly"
+)]
+
+mod anthropic;
+mod sandbox;
+
+pub use anthropic::{Block, MockAnthropic, Recorded, Script, text_of_request};
+pub use sandbox::{AgentRun, Sandbox, agentctx_bin, claude_bin, e2e_bin, workspace_root};

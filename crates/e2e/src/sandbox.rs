@@ -1,0 +1,187 @@
+//! A scratch HOME and project, and the agent CLIs run in it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Where `scripts/e2e` installs the agents.
+fn agents_dir() -> PathBuf {
+    std::env::var_os("AGENTCTX_E2E_AGENTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/e2e/agents"))
+}
+
+/// The Claude Code CLI `scripts/e2e` installed (`AGENTCTX_E2E_AGENTS`
+/// points elsewhere). Panics with what to run when it is missing: the
+/// suite fails, it never skips.
+pub fn claude_bin() -> PathBuf {
+    let bin = agents_dir().join("node_modules/.bin/claude");
+    assert!(
+        bin.exists(),
+        "Claude Code is not installed at {}: run scripts/e2e (it installs the pinned version from npm)",
+        bin.display()
+    );
+    bin
+}
+
+/// The target folder the test binary runs from (`target/debug`).
+fn target_profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    // target/debug/deps/<test> → target/debug
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// The agentctx binary under test (built by `scripts/e2e` before the tests).
+pub fn agentctx_bin() -> PathBuf {
+    e2e_bin("agentctx")
+}
+
+/// A binary of the workspace in the test's target folder.
+pub fn e2e_bin(name: &str) -> PathBuf {
+    let bin = target_profile_dir().join(name);
+    assert!(
+        bin.exists(),
+        "{} is not built: run scripts/e2e (it builds agentctx and the suite's helpers first)",
+        bin.display()
+    );
+    bin
+}
+
+/// A scratch HOME and a git project in a temporary folder.
+pub struct Sandbox {
+    dir: tempfile::TempDir,
+    /// `$HOME` for the agent.
+    pub home: PathBuf,
+    /// The project root (canonical).
+    pub root: PathBuf,
+}
+
+/// How an agent run ended.
+#[derive(Debug)]
+pub struct AgentRun {
+    /// Exit status code.
+    pub code: Option<i32>,
+    /// Standard output (stream-json for Claude Code).
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl AgentRun {
+    /// The session id from Claude Code's stream-json output.
+    pub fn session_id(&self) -> Option<String> {
+        self.stdout.lines().find_map(|line| {
+            let value: serde_json::Value = serde_json::from_str(line).ok()?;
+            value["session_id"].as_str().map(str::to_owned)
+        })
+    }
+}
+
+impl Sandbox {
+    /// A new sandbox with an empty git repository as the project.
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let base = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
+        let home = base.join("home");
+        let root = base.join("repo");
+        std::fs::create_dir_all(&home).expect("home");
+        std::fs::create_dir_all(&root).expect("repo");
+        let git = Command::new("git")
+            .args(["init", "-q", "-b", "main"])
+            .current_dir(&root)
+            .status()
+            .expect("git is installed (scripts/e2e installs it)");
+        assert!(git.success());
+        Self { dir, home, root }
+    }
+
+    /// The sandbox folder.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes a file under the project.
+    pub fn write(&self, relative: &str, text: &str) -> PathBuf {
+        let path = self.root.join(relative);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write");
+        path
+    }
+
+    /// Commits everything (Claude Code reads the git status at start).
+    pub fn commit(&self) {
+        for args in [
+            vec!["add", "-A"],
+            vec!["-c", "user.email=e2e@example.invalid", "-c", "user.name=e2e", "commit", "-qm", "e2e"],
+        ] {
+            let status = Command::new("git")
+                .args(&args)
+                .current_dir(&self.root)
+                .status()
+                .expect("git");
+            assert!(status.success());
+        }
+    }
+
+    /// The environment every agent run gets: this HOME, a PATH without
+    /// agentctx on it, no network but 127.0.0.1.
+    fn base_env(&self, cmd: &mut Command) {
+        cmd.env_clear()
+            .env("HOME", &self.home)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("LANG", "C.UTF-8")
+            .env("TERM", "dumb");
+    }
+
+    /// `agentctx ARGS` in `cwd` with this sandbox's HOME.
+    pub fn agentctx(&self, cwd: &Path, args: &[&str]) -> AgentRun {
+        let mut cmd = Command::new(agentctx_bin());
+        self.base_env(&mut cmd);
+        cmd.args(args).current_dir(cwd).stdin(Stdio::null());
+        run(cmd)
+    }
+
+    /// `claude -p PROMPT` in `cwd` against the mock, `bypassPermissions`,
+    /// stream-json output, hooks timed in `<sandbox>/claude-debug.log`.
+    pub fn claude(&self, mock_url: &str, cwd: &Path, prompt: &str, extra: &[&str]) -> AgentRun {
+        let mut cmd = Command::new(claude_bin());
+        self.base_env(&mut cmd);
+        cmd.env("ANTHROPIC_BASE_URL", mock_url)
+            .env("ANTHROPIC_API_KEY", "sk-e2e-mock")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            // bypassPermissions is refused to root outside a sandbox.
+            .env("IS_SANDBOX", "1")
+            .args(["-p", prompt, "--output-format", "stream-json", "--verbose"])
+            .args(["--permission-mode", "bypassPermissions"])
+            .arg("--debug-file")
+            .arg(self.path().join("claude-debug.log"))
+            .args(extra)
+            .current_dir(cwd)
+            .stdin(Stdio::null());
+        run(cmd)
+    }
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn run(mut cmd: Command) -> AgentRun {
+    let out = cmd.output().expect("start the program");
+    AgentRun {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}

@@ -1,0 +1,310 @@
+//! The real Claude Code (the version `scripts/e2e` installs) with agentctx
+//! installed, against the mock model API. Each test asserts on what the
+//! model was sent (the mock's recorded requests) and on the disk.
+//!
+//! Run with `scripts/e2e`; in `cargo test --workspace` these are ignored
+//! because they need the agent.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+use std::path::{Path, PathBuf};
+
+use agentctx_e2e::{Block, MockAnthropic, Sandbox, Script, agentctx_bin, e2e_bin, text_of_request};
+use serde_json::{Value, json};
+
+
+/// The project every test starts from: a root and two nested AGENTS.md, a
+/// rule file, a secret, a custom sub-agent, agentctx installed (project
+/// scope), and a recorder of every hook payload in the user settings.
+fn project() -> Sandbox {
+    let s = Sandbox::new();
+    s.write("AGENTS.md", "ROOT-AGENTS-BODY: keep diffs small.\n");
+    s.write("packages/api/AGENTS.md", "API-AGENTS-BODY: validate input.\n");
+    s.write("packages/api/src/server.ts", "export const server = 1;\n");
+    s.write("packages/web/AGENTS.md", "WEB-AGENTS-BODY: no inline styles.\n");
+    s.write("packages/web/src/app.tsx", "x\n");
+    s.write("secrets/key.txt", "SECRET-KEY-CONTENT\n");
+    s.write(
+        ".coding-agent-rules.yaml",
+        "system_prompt_extension: \"RULES-EXTENSION: answer briefly.\"\ndenied_tools: [github/delete_file]\nfile_patterns:\n  exclude: [\"secrets/\"]\n",
+    );
+    s.write(
+        ".claude/agents/researcher.md",
+        "---\nname: researcher\ndescription: Researches the code base.\ntools: Read, Edit, Write\n---\nYou research.\n",
+    );
+    s.commit();
+    let program = agentctx_bin();
+    let run = s.agentctx(&s.root, &["install", "claude", "--program", program.to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    record_hooks(&s);
+    s
+}
+
+/// Adds `e2e-record-hook <sandbox>/hooks` for every event to the user
+/// settings: it prints nothing, so it changes nothing for the agent.
+fn record_hooks(s: &Sandbox) {
+    let recorder = e2e_bin("e2e-record-hook");
+    let command = format!("'{}' '{}'", recorder.display(), s.path().join("hooks").display());
+    let entry = json!([{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]);
+    let mut hooks = serde_json::Map::new();
+    for event in ["SessionStart", "SubagentStart", "PreToolUse", "PostToolUse", "SubagentStop", "Stop"] {
+        hooks.insert(event.into(), entry.clone());
+    }
+    let settings = s.home.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, serde_json::to_string_pretty(&json!({"hooks": hooks})).unwrap()).unwrap();
+}
+
+/// The MCP config that gives the session the stand-in `github` server.
+fn mcp_config(s: &Sandbox) -> PathBuf {
+    let path = s.path().join("mcp.json");
+    let config = json!({"mcpServers": {"github": {
+        "command": e2e_bin("e2e-mcp-github"),
+        "env": {"E2E_MCP_MARKERS": s.path().join("mcp-called")},
+    }}});
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+fn count(haystack: &str, needle: &str) -> usize {
+    haystack.matches(needle).count()
+}
+
+/// The tool result the model got for the tool call it made at `turn`
+/// (the request of turn+1 ends with it).
+fn tool_result(requests: &[Value], turn: usize) -> String {
+    let request = &requests[turn + 1];
+    let messages = request["messages"].as_array().unwrap();
+    let assistant_at = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m["role"] == "assistant")
+        .map(|(i, _)| i)
+        .nth(turn)
+        .unwrap();
+    let mut text = String::new();
+    for message in &messages[assistant_at + 1..] {
+        for block in message["content"].as_array().into_iter().flatten() {
+            if block["type"] == "tool_result" {
+                match &block["content"] {
+                    Value::String(t) => text.push_str(t),
+                    Value::Array(parts) => parts
+                        .iter()
+                        .filter_map(|p| p["text"].as_str())
+                        .for_each(|t| text.push_str(t)),
+                    _ => {}
+                }
+            }
+        }
+    }
+    text
+}
+
+/// The text the model got after the tool call of `turn` (tool result and
+/// the system messages Claude Code adds after it).
+fn after_turn(requests: &[Value], turn: usize) -> String {
+    let request = &requests[turn + 1];
+    let messages = request["messages"].as_array().unwrap();
+    let assistant_at = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m["role"] == "assistant")
+        .map(|(i, _)| i)
+        .nth(turn)
+        .unwrap();
+    let rest = json!({"messages": messages[assistant_at + 1..].to_vec()});
+    text_of_request(&rest)
+}
+
+fn captures(home: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() && !path.ends_with(".agentmem") {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&home.join(".agent-kit/MEMORY"), &mut out);
+    out
+}
+
+#[test]
+#[ignore = "needs the real Claude Code: scripts/e2e"]
+fn claude_tour_context_reminders_denials_subagents_and_captures() {
+    let s = project();
+    let root = s.root.display().to_string();
+    let outside = s.path().join("outside.txt");
+    std::fs::write(&outside, "OUTSIDE-CONTENT\n").unwrap();
+    let memory_dir = s.home.join(".claude/projects/memory-note");
+    let main = vec![
+        vec![Block::tool("Read", json!({"file_path": format!("{root}/packages/api/src/server.ts")}))],
+        vec![Block::tool("Edit", json!({"file_path": format!("{root}/packages/web/src/app.tsx"), "old_string": "x", "new_string": "y"}))],
+        vec![Block::tool("Edit", json!({"file_path": format!("{root}/packages/web/src/app.tsx"), "old_string": "y", "new_string": "z"}))],
+        vec![Block::tool("Write", json!({"file_path": format!("{root}/secrets/leak.txt"), "content": "leak"}))],
+        vec![Block::tool("mcp__github__delete_file", json!({"owner": "acme", "repo": "app", "path": "README.md", "message": "rm"}))],
+        vec![Block::tool("Read", json!({"file_path": outside}))],
+        vec![Block::tool("Write", json!({"file_path": memory_dir.join("note.md"), "content": "remember"}))],
+        vec![Block::tool("Agent", json!({"description": "Map API routes", "prompt": "E2E-SUB:one map the routes", "subagent_type": "researcher", "run_in_background": false}))],
+        vec![Block::text("MAIN-DONE")],
+    ];
+    let sub = vec![
+        vec![Block::tool("Write", json!({"file_path": format!("{root}/packages/web/src/new.ts"), "content": "export {};\n"}))],
+        vec![Block::text("🎯 COMPLETED: [AGENT:researcher] mapped the API routes\n\nSUB-ONE-BODY: three routes.")],
+    ];
+    let mock = MockAnthropic::start(
+        Script::new()
+            .conversation("E2E-MAIN:tour", main)
+            .conversation("E2E-SUB:one", sub),
+    );
+    let mcp = mcp_config(&s);
+    let run = s.claude(
+        mock.base_url(),
+        &s.root,
+        "E2E-MAIN:tour go",
+        &["--mcp-config", mcp.to_str().unwrap(), "--strict-mcp-config"],
+    );
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let requests = mock.conversation("E2E-MAIN:tour");
+    assert!(requests.len() >= 9, "{} main requests", requests.len());
+
+    // Initial context: ours once, no AGENTS.md body twice, no timestamp.
+    let first = text_of_request(&requests[0]);
+    assert_eq!(count(&first, "RULES-EXTENSION"), 1, "{first}");
+    assert_eq!(count(&first, "<project_files"), 1);
+    assert_eq!(count(&first, "ROOT-AGENTS-BODY"), 1, "Claude Code gives the root body once: {first}");
+    assert!(!first.contains("generated="));
+
+    // Read under packages/api: Claude Code gives the body, agentctx adds nothing.
+    let after_read = after_turn(&requests, 0);
+    assert_eq!(count(&after_read, "API-AGENTS-BODY"), 1, "{after_read}");
+    assert!(!after_read.contains("agents.resolve.paths"), "{after_read}");
+
+    // Edit under packages/web: Claude Code gives nothing, agentctx the path, intact.
+    let after_edit = after_turn(&requests, 1);
+    assert!(
+        after_edit.contains("<agentctx-reminder type=\"agents.resolve.paths\">"),
+        "{after_edit}"
+    );
+    assert!(after_edit.contains(&format!("{root}/packages/web/AGENTS.md (mtime: ")));
+    assert!(!after_edit.contains("&lt;"), "nothing escaped: {after_edit}");
+    assert!(!after_turn(&requests, 2).contains("agents.resolve.paths"), "once");
+    let last = text_of_request(requests.last().unwrap());
+    assert_eq!(count(&last, "packages/web/AGENTS.md (mtime: "), 1);
+
+    // Denials under bypassPermissions, with the reason, and nothing done.
+    let denied_write = tool_result(&requests, 3);
+    assert!(denied_write.contains("exclude pattern `secrets/`"), "{denied_write}");
+    assert!(!s.root.join("secrets/leak.txt").exists());
+    let denied_mcp = tool_result(&requests, 4);
+    assert!(denied_mcp.contains("denied_tools entry `github/delete_file`"), "{denied_mcp}");
+    assert!(!s.path().join("mcp-called/delete_file").exists());
+
+    // Outside the root without an include list: no false denial.
+    assert!(tool_result(&requests, 5).contains("OUTSIDE-CONTENT"));
+    assert!(memory_dir.join("note.md").is_file(), "{}", tool_result(&requests, 6));
+
+    // The sub-agent: the rules' extension at its start, its own reminders.
+    let sub = mock.conversation("E2E-SUB:one");
+    assert!(sub.len() >= 2, "{} sub-agent requests", sub.len());
+    let sub_first = text_of_request(&sub[0]);
+    assert_eq!(count(&sub_first, "RULES-EXTENSION"), 1, "{sub_first}");
+    let sub_after = after_turn(&sub, 0);
+    assert!(sub_after.contains("packages/web/AGENTS.md (mtime: "), "the sub-agent is told too: {sub_after}");
+    assert!(s.root.join("packages/web/src/new.ts").is_file());
+
+    // The capture: the sub-agent's output, with the call's description and id.
+    let files = captures(&s.home);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let capture = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(capture.contains("SUB-ONE-BODY"), "{capture}");
+    assert!(capture.contains("description: \"Map API routes\""), "{capture}");
+    assert!(capture.contains("call_id: \"toolu_e2e_"), "{capture}");
+}
+
+/// The context SessionStart gave, as the model read it.
+fn session_start_context(request: &Value) -> String {
+    let text = text_of_request(request);
+    let start = text
+        .find("SessionStart hook additional context: ")
+        .expect("the SessionStart context reached the model");
+    let end = text[start..].find("</project_files>").expect("the file list") + start;
+    text[start..end].to_owned()
+}
+
+#[test]
+#[ignore = "needs the real Claude Code: scripts/e2e"]
+fn initial_context_is_byte_identical_across_sessions_and_reaches_subdirectories() {
+    let s = project();
+    let script = || {
+        Script::new().conversation("E2E-MAIN:hello", vec![vec![Block::text("HELLO-DONE")]])
+    };
+    let mock = MockAnthropic::start(script());
+    let one = s.claude(mock.base_url(), &s.root, "E2E-MAIN:hello", &[]);
+    assert_eq!(one.code, Some(0), "{}", one.stderr);
+    let two = s.claude(mock.base_url(), &s.root, "E2E-MAIN:hello", &[]);
+    assert_eq!(two.code, Some(0), "{}", two.stderr);
+    let requests = mock.conversation("E2E-MAIN:hello");
+    assert_eq!(requests.len(), 2);
+    let (a, b) = (session_start_context(&requests[0]), session_start_context(&requests[1]));
+    assert_eq!(a, b, "byte-identical across sessions");
+    // A session started in a subdirectory runs the hooks too.
+    let sub = MockAnthropic::start(script());
+    let run = s.claude(sub.base_url(), &s.root.join("packages/api"), "E2E-MAIN:hello", &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let first = text_of_request(&sub.conversation("E2E-MAIN:hello")[0]);
+    assert_eq!(count(&first, "RULES-EXTENSION"), 1, "{first}");
+}
+
+#[test]
+#[ignore = "needs the real Claude Code: scripts/e2e"]
+fn when_agentctx_cannot_run_tool_calls_are_blocked_not_waved_through() {
+    let s = Sandbox::new();
+    s.write("AGENTS.md", "ROOT\n");
+    s.commit();
+    // agentctx installed from a copy that then disappears.
+    let copy = s.path().join("bin/agentctx");
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::copy(agentctx_bin(), &copy).unwrap();
+    let run = s.agentctx(&s.root, &["install", "claude", "--program", copy.to_str().unwrap()]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    std::fs::remove_file(&copy).unwrap();
+    let target = s.root.join("written.txt");
+    let mock = MockAnthropic::start(Script::new().conversation(
+        "E2E-MAIN:gone",
+        vec![
+            vec![Block::tool("Write", json!({"file_path": target, "content": "x"}))],
+            vec![Block::text("GONE-DONE")],
+        ],
+    ));
+    let run = s.claude(mock.base_url(), &s.root, "E2E-MAIN:gone", &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(!target.exists(), "the Write must not run");
+    let requests = mock.conversation("E2E-MAIN:gone");
+    let result = tool_result(&requests, 0);
+    assert!(result.contains("cannot run"), "{result}");
+}
+
+#[test]
+#[ignore = "needs the real Claude Code: scripts/e2e"]
+fn uninstall_leaves_the_settings_as_they_were() {
+    let s = Sandbox::new();
+    let original = "{\n  \"permissions\":   {\"allow\": [\"Read\"]}\n}\n";
+    let settings = s.write(".claude/settings.local.json", original);
+    s.commit();
+    let program = agentctx_bin();
+    let program = program.to_str().unwrap();
+    assert_eq!(s.agentctx(&s.root, &["install", "claude", "--program", program]).code, Some(0));
+    assert_ne!(std::fs::read_to_string(&settings).unwrap(), original);
+    let mock = MockAnthropic::start(
+        Script::new().conversation("E2E-MAIN:un", vec![vec![Block::text("UN-DONE")]]),
+    );
+    let run = s.claude(mock.base_url(), &s.root, "E2E-MAIN:un", &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(s.home.join(".local/state/agentctx/hook.log").is_file(), "the hooks ran");
+    assert_eq!(s.agentctx(&s.root, &["uninstall", "claude"]).code, Some(0));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+}
