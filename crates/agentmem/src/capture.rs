@@ -262,12 +262,7 @@ fn find(
                     tool_use_id,
                     ..Extracted::default()
                 };
-                return Ok(Some((
-                    extracted,
-                    transcript,
-                    h.cwd.clone(),
-                    key,
-                )));
+                return Ok(Some((extracted, transcript, h.cwd.clone(), key)));
             }
             let Some(transcript) = transcript else {
                 return Ok(None);

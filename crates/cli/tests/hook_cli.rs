@@ -185,11 +185,17 @@ fn subagent_start_gives_the_rules_extension() {
 fn resume_and_compact() {
     let (t, root) = project();
     // The recordings come from different sessions: make them one.
+    let id_of = |name: &str| {
+        let value: Value =
+            serde_json::from_str(&fixture(&t, &root, &format!("{CLAUDE}/{name}"))).unwrap();
+        value["session_id"].as_str().unwrap().to_owned()
+    };
+    let (startup_id, resume_id) = (
+        id_of("claude-SessionStart-startup.json"),
+        id_of("claude-SessionStart-resume.json"),
+    );
     let one = |name: &str| {
-        fixture(&t, &root, &format!("{CLAUDE}/{name}")).replace(
-            "8fbbf51f-55d4-459c-b7c8-2e620fc43e47",
-            "194305e4-c298-4741-90aa-90ebb13430dd",
-        )
+        fixture(&t, &root, &format!("{CLAUDE}/{name}")).replace(&startup_id, &resume_id)
     };
     hook_raw(
         &t,

@@ -71,7 +71,10 @@ fn check_file_stdin_and_json() {
             ("README.md", true)
         ]
     );
-    assert_eq!(decisions[3].rule, agentctx_types::DecisionRule::NoRestriction);
+    assert_eq!(
+        decisions[3].rule,
+        agentctx_types::DecisionRule::NoRestriction
+    );
 }
 
 #[test]

@@ -108,11 +108,7 @@ impl MockAnthropic {
     /// Starts the mock on a free port of 127.0.0.1.
     pub fn start(script: Script) -> Self {
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind 127.0.0.1"));
-        let port = server
-            .server_addr()
-            .to_ip()
-            .expect("an IP address")
-            .port();
+        let port = server.server_addr().to_ip().expect("an IP address").port();
         let requests = Arc::new(Mutex::new(Vec::new()));
         let (srv, recorded) = (Arc::clone(&server), Arc::clone(&requests));
         let thread = std::thread::spawn(move || {
@@ -142,10 +138,8 @@ impl MockAnthropic {
                 });
                 let _ = match reply {
                     Reply::Json(value) => request.respond(
-                        tiny_http::Response::from_data(value.to_string()).with_header(header(
-                            "content-type",
-                            "application/json",
-                        )),
+                        tiny_http::Response::from_data(value.to_string())
+                            .with_header(header("content-type", "application/json")),
                     ),
                     Reply::Sse(text) => request.respond(
                         tiny_http::Response::from_data(text)

@@ -119,7 +119,15 @@ impl Sandbox {
     pub fn commit(&self) {
         for args in [
             vec!["add", "-A"],
-            vec!["-c", "user.email=e2e@example.invalid", "-c", "user.name=e2e", "commit", "-qm", "e2e"],
+            vec![
+                "-c",
+                "user.email=e2e@example.invalid",
+                "-c",
+                "user.name=e2e",
+                "commit",
+                "-qm",
+                "e2e",
+            ],
         ] {
             let status = Command::new("git")
                 .args(&args)
@@ -183,5 +191,64 @@ fn run(mut cmd: Command) -> AgentRun {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+impl Sandbox {
+    /// With `AGENTCTX_E2E_RECORD` set, copies the hook payloads that
+    /// `e2e-record-hook` saved in `<sandbox>/hooks` to
+    /// `fixtures/agents/claude-code-<version>/`, the first of each kind
+    /// (`claude-<Event>[-<tool or source or agent type>][-subagent].json`),
+    /// with this sandbox's paths replaced by `{{CWD}}`, `{{HOME}}`,
+    /// `{{PROJECT_SLUG}}` and `{{SCRATCH}}`. Returns how many it wrote.
+    pub fn record_claude_fixtures(&self) -> usize {
+        if std::env::var_os("AGENTCTX_E2E_RECORD").is_none() {
+            return 0;
+        }
+        let version = std::env::var("AGENTCTX_E2E_CLAUDE_CODE_VERSION")
+            .expect("scripts/e2e sets AGENTCTX_E2E_CLAUDE_CODE_VERSION");
+        let out = workspace_root().join(format!("fixtures/agents/claude-code-{version}"));
+        std::fs::create_dir_all(&out).expect("fixtures folder");
+        let mut payloads: Vec<PathBuf> = std::fs::read_dir(self.path().join("hooks"))
+            .map(|dir| dir.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        payloads.sort();
+        let root = self.root.display().to_string();
+        let slug = root.replace(['/', '.'], "-");
+        let mut written = std::collections::BTreeSet::new();
+        for payload in payloads {
+            let text = std::fs::read_to_string(&payload).expect("payload");
+            let value: serde_json::Value = serde_json::from_str(&text).expect("JSON payload");
+            let event = value["hook_event_name"].as_str().unwrap_or("unknown");
+            let detail = value["tool_name"]
+                .as_str()
+                .or(value["source"].as_str())
+                .or(value["agent_type"].as_str().filter(|t| !t.is_empty()))
+                .map(|d| format!("-{d}"))
+                .unwrap_or_default();
+            let internal = value["agent_type"] == "" && value.get("agent_id").is_some();
+            let who = match (
+                value.get("agent_id").is_some(),
+                value["tool_name"].is_string(),
+            ) {
+                (true, true) => "-subagent",
+                _ if internal => "-internal-agent",
+                _ => "",
+            };
+            let name = format!("claude-{event}{detail}{who}.json");
+            if !written.insert(name.clone()) {
+                continue;
+            }
+            let normalized = text
+                .replace(&slug, "{{PROJECT_SLUG}}")
+                .replace(&root, "{{CWD}}")
+                .replace(&self.home.display().to_string(), "{{HOME}}")
+                .replace(&self.path().display().to_string(), "{{SCRATCH}}");
+            let pretty = serde_json::from_str::<serde_json::Value>(&normalized)
+                .and_then(|v| serde_json::to_string_pretty(&v))
+                .expect("still JSON");
+            std::fs::write(out.join(name), pretty + "\n").expect("write fixture");
+        }
+        written.len()
     }
 }

@@ -12,16 +12,21 @@ use std::path::{Path, PathBuf};
 use agentctx_e2e::{Block, MockAnthropic, Sandbox, Script, agentctx_bin, e2e_bin, text_of_request};
 use serde_json::{Value, json};
 
-
 /// The project every test starts from: a root and two nested AGENTS.md, a
 /// rule file, a secret, a custom sub-agent, agentctx installed (project
 /// scope), and a recorder of every hook payload in the user settings.
 fn project() -> Sandbox {
     let s = Sandbox::new();
     s.write("AGENTS.md", "ROOT-AGENTS-BODY: keep diffs small.\n");
-    s.write("packages/api/AGENTS.md", "API-AGENTS-BODY: validate input.\n");
+    s.write(
+        "packages/api/AGENTS.md",
+        "API-AGENTS-BODY: validate input.\n",
+    );
     s.write("packages/api/src/server.ts", "export const server = 1;\n");
-    s.write("packages/web/AGENTS.md", "WEB-AGENTS-BODY: no inline styles.\n");
+    s.write(
+        "packages/web/AGENTS.md",
+        "WEB-AGENTS-BODY: no inline styles.\n",
+    );
     s.write("packages/web/src/app.tsx", "x\n");
     s.write("secrets/key.txt", "SECRET-KEY-CONTENT\n");
     s.write(
@@ -34,7 +39,10 @@ fn project() -> Sandbox {
     );
     s.commit();
     let program = agentctx_bin();
-    let run = s.agentctx(&s.root, &["install", "claude", "--program", program.to_str().unwrap()]);
+    let run = s.agentctx(
+        &s.root,
+        &["install", "claude", "--program", program.to_str().unwrap()],
+    );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     record_hooks(&s);
     s
@@ -44,15 +52,30 @@ fn project() -> Sandbox {
 /// settings: it prints nothing, so it changes nothing for the agent.
 fn record_hooks(s: &Sandbox) {
     let recorder = e2e_bin("e2e-record-hook");
-    let command = format!("'{}' '{}'", recorder.display(), s.path().join("hooks").display());
+    let command = format!(
+        "'{}' '{}'",
+        recorder.display(),
+        s.path().join("hooks").display()
+    );
     let entry = json!([{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]);
     let mut hooks = serde_json::Map::new();
-    for event in ["SessionStart", "SubagentStart", "PreToolUse", "PostToolUse", "SubagentStop", "Stop"] {
+    for event in [
+        "SessionStart",
+        "SubagentStart",
+        "PreToolUse",
+        "PostToolUse",
+        "SubagentStop",
+        "Stop",
+    ] {
         hooks.insert(event.into(), entry.clone());
     }
     let settings = s.home.join(".claude/settings.json");
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    std::fs::write(&settings, serde_json::to_string_pretty(&json!({"hooks": hooks})).unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        serde_json::to_string_pretty(&json!({"hooks": hooks})).unwrap(),
+    )
+    .unwrap();
 }
 
 /// The MCP config that gives the session the stand-in `github` server.
@@ -141,19 +164,45 @@ fn claude_tour_context_reminders_denials_subagents_and_captures() {
     std::fs::write(&outside, "OUTSIDE-CONTENT\n").unwrap();
     let memory_dir = s.home.join(".claude/projects/memory-note");
     let main = vec![
-        vec![Block::tool("Read", json!({"file_path": format!("{root}/packages/api/src/server.ts")}))],
-        vec![Block::tool("Edit", json!({"file_path": format!("{root}/packages/web/src/app.tsx"), "old_string": "x", "new_string": "y"}))],
-        vec![Block::tool("Edit", json!({"file_path": format!("{root}/packages/web/src/app.tsx"), "old_string": "y", "new_string": "z"}))],
-        vec![Block::tool("Write", json!({"file_path": format!("{root}/secrets/leak.txt"), "content": "leak"}))],
-        vec![Block::tool("mcp__github__delete_file", json!({"owner": "acme", "repo": "app", "path": "README.md", "message": "rm"}))],
+        vec![Block::tool(
+            "Read",
+            json!({"file_path": format!("{root}/packages/api/src/server.ts")}),
+        )],
+        vec![Block::tool(
+            "Edit",
+            json!({"file_path": format!("{root}/packages/web/src/app.tsx"), "old_string": "x", "new_string": "y"}),
+        )],
+        vec![Block::tool(
+            "Edit",
+            json!({"file_path": format!("{root}/packages/web/src/app.tsx"), "old_string": "y", "new_string": "z"}),
+        )],
+        vec![Block::tool(
+            "Write",
+            json!({"file_path": format!("{root}/secrets/leak.txt"), "content": "leak"}),
+        )],
+        vec![Block::tool(
+            "mcp__github__delete_file",
+            json!({"owner": "acme", "repo": "app", "path": "README.md", "message": "rm"}),
+        )],
         vec![Block::tool("Read", json!({"file_path": outside}))],
-        vec![Block::tool("Write", json!({"file_path": memory_dir.join("note.md"), "content": "remember"}))],
-        vec![Block::tool("Agent", json!({"description": "Map API routes", "prompt": "E2E-SUB:one map the routes", "subagent_type": "researcher", "run_in_background": false}))],
+        vec![Block::tool(
+            "Write",
+            json!({"file_path": memory_dir.join("note.md"), "content": "remember"}),
+        )],
+        vec![Block::tool(
+            "Agent",
+            json!({"description": "Map API routes", "prompt": "E2E-SUB:one map the routes", "subagent_type": "researcher", "run_in_background": false}),
+        )],
         vec![Block::text("MAIN-DONE")],
     ];
     let sub = vec![
-        vec![Block::tool("Write", json!({"file_path": format!("{root}/packages/web/src/new.ts"), "content": "export {};\n"}))],
-        vec![Block::text("🎯 COMPLETED: [AGENT:researcher] mapped the API routes\n\nSUB-ONE-BODY: three routes.")],
+        vec![Block::tool(
+            "Write",
+            json!({"file_path": format!("{root}/packages/web/src/new.ts"), "content": "export {};\n"}),
+        )],
+        vec![Block::text(
+            "🎯 COMPLETED: [AGENT:researcher] mapped the API routes\n\nSUB-ONE-BODY: three routes.",
+        )],
     ];
     let mock = MockAnthropic::start(
         Script::new()
@@ -175,7 +224,11 @@ fn claude_tour_context_reminders_denials_subagents_and_captures() {
     let first = text_of_request(&requests[0]);
     assert_eq!(count(&first, "RULES-EXTENSION"), 1, "{first}");
     assert_eq!(count(&first, "<project_files"), 1);
-    assert_eq!(count(&first, "ROOT-AGENTS-BODY"), 1, "Claude Code gives the root body once: {first}");
+    assert_eq!(
+        count(&first, "ROOT-AGENTS-BODY"),
+        1,
+        "Claude Code gives the root body once: {first}"
+    );
     assert!(!first.contains("generated="));
 
     // Read under packages/api: Claude Code gives the body, agentctx adds nothing.
@@ -190,22 +243,38 @@ fn claude_tour_context_reminders_denials_subagents_and_captures() {
         "{after_edit}"
     );
     assert!(after_edit.contains(&format!("{root}/packages/web/AGENTS.md (mtime: ")));
-    assert!(!after_edit.contains("&lt;"), "nothing escaped: {after_edit}");
-    assert!(!after_turn(&requests, 2).contains("agents.resolve.paths"), "once");
+    assert!(
+        !after_edit.contains("&lt;"),
+        "nothing escaped: {after_edit}"
+    );
+    assert!(
+        !after_turn(&requests, 2).contains("agents.resolve.paths"),
+        "once"
+    );
     let last = text_of_request(requests.last().unwrap());
     assert_eq!(count(&last, "packages/web/AGENTS.md (mtime: "), 1);
 
     // Denials under bypassPermissions, with the reason, and nothing done.
     let denied_write = tool_result(&requests, 3);
-    assert!(denied_write.contains("exclude pattern `secrets/`"), "{denied_write}");
+    assert!(
+        denied_write.contains("exclude pattern `secrets/`"),
+        "{denied_write}"
+    );
     assert!(!s.root.join("secrets/leak.txt").exists());
     let denied_mcp = tool_result(&requests, 4);
-    assert!(denied_mcp.contains("denied_tools entry `github/delete_file`"), "{denied_mcp}");
+    assert!(
+        denied_mcp.contains("denied_tools entry `github/delete_file`"),
+        "{denied_mcp}"
+    );
     assert!(!s.path().join("mcp-called/delete_file").exists());
 
     // Outside the root without an include list: no false denial.
     assert!(tool_result(&requests, 5).contains("OUTSIDE-CONTENT"));
-    assert!(memory_dir.join("note.md").is_file(), "{}", tool_result(&requests, 6));
+    assert!(
+        memory_dir.join("note.md").is_file(),
+        "{}",
+        tool_result(&requests, 6)
+    );
 
     // The sub-agent: the rules' extension at its start, its own reminders.
     let sub = mock.conversation("E2E-SUB:one");
@@ -213,7 +282,10 @@ fn claude_tour_context_reminders_denials_subagents_and_captures() {
     let sub_first = text_of_request(&sub[0]);
     assert_eq!(count(&sub_first, "RULES-EXTENSION"), 1, "{sub_first}");
     let sub_after = after_turn(&sub, 0);
-    assert!(sub_after.contains("packages/web/AGENTS.md (mtime: "), "the sub-agent is told too: {sub_after}");
+    assert!(
+        sub_after.contains("packages/web/AGENTS.md (mtime: "),
+        "the sub-agent is told too: {sub_after}"
+    );
     assert!(s.root.join("packages/web/src/new.ts").is_file());
 
     // The capture: the sub-agent's output, with the call's description and id.
@@ -221,8 +293,12 @@ fn claude_tour_context_reminders_denials_subagents_and_captures() {
     assert_eq!(files.len(), 1, "{files:?}");
     let capture = std::fs::read_to_string(&files[0]).unwrap();
     assert!(capture.contains("SUB-ONE-BODY"), "{capture}");
-    assert!(capture.contains("description: \"Map API routes\""), "{capture}");
+    assert!(
+        capture.contains("description: \"Map API routes\""),
+        "{capture}"
+    );
     assert!(capture.contains("call_id: \"toolu_e2e_"), "{capture}");
+    s.record_claude_fixtures();
 }
 
 /// The context SessionStart gave, as the model read it.
@@ -231,7 +307,10 @@ fn session_start_context(request: &Value) -> String {
     let start = text
         .find("SessionStart hook additional context: ")
         .expect("the SessionStart context reached the model");
-    let end = text[start..].find("</project_files>").expect("the file list") + start;
+    let end = text[start..]
+        .find("</project_files>")
+        .expect("the file list")
+        + start;
     text[start..end].to_owned()
 }
 
@@ -239,9 +318,8 @@ fn session_start_context(request: &Value) -> String {
 #[ignore = "needs the real Claude Code: scripts/e2e"]
 fn initial_context_is_byte_identical_across_sessions_and_reaches_subdirectories() {
     let s = project();
-    let script = || {
-        Script::new().conversation("E2E-MAIN:hello", vec![vec![Block::text("HELLO-DONE")]])
-    };
+    let script =
+        || Script::new().conversation("E2E-MAIN:hello", vec![vec![Block::text("HELLO-DONE")]]);
     let mock = MockAnthropic::start(script());
     let one = s.claude(mock.base_url(), &s.root, "E2E-MAIN:hello", &[]);
     assert_eq!(one.code, Some(0), "{}", one.stderr);
@@ -249,11 +327,19 @@ fn initial_context_is_byte_identical_across_sessions_and_reaches_subdirectories(
     assert_eq!(two.code, Some(0), "{}", two.stderr);
     let requests = mock.conversation("E2E-MAIN:hello");
     assert_eq!(requests.len(), 2);
-    let (a, b) = (session_start_context(&requests[0]), session_start_context(&requests[1]));
+    let (a, b) = (
+        session_start_context(&requests[0]),
+        session_start_context(&requests[1]),
+    );
     assert_eq!(a, b, "byte-identical across sessions");
     // A session started in a subdirectory runs the hooks too.
     let sub = MockAnthropic::start(script());
-    let run = s.claude(sub.base_url(), &s.root.join("packages/api"), "E2E-MAIN:hello", &[]);
+    let run = s.claude(
+        sub.base_url(),
+        &s.root.join("packages/api"),
+        "E2E-MAIN:hello",
+        &[],
+    );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let first = text_of_request(&sub.conversation("E2E-MAIN:hello")[0]);
     assert_eq!(count(&first, "RULES-EXTENSION"), 1, "{first}");
@@ -269,14 +355,20 @@ fn when_agentctx_cannot_run_tool_calls_are_blocked_not_waved_through() {
     let copy = s.path().join("bin/agentctx");
     std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
     std::fs::copy(agentctx_bin(), &copy).unwrap();
-    let run = s.agentctx(&s.root, &["install", "claude", "--program", copy.to_str().unwrap()]);
+    let run = s.agentctx(
+        &s.root,
+        &["install", "claude", "--program", copy.to_str().unwrap()],
+    );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     std::fs::remove_file(&copy).unwrap();
     let target = s.root.join("written.txt");
     let mock = MockAnthropic::start(Script::new().conversation(
         "E2E-MAIN:gone",
         vec![
-            vec![Block::tool("Write", json!({"file_path": target, "content": "x"}))],
+            vec![Block::tool(
+                "Write",
+                json!({"file_path": target, "content": "x"}),
+            )],
             vec![Block::text("GONE-DONE")],
         ],
     ));
@@ -297,14 +389,21 @@ fn uninstall_leaves_the_settings_as_they_were() {
     s.commit();
     let program = agentctx_bin();
     let program = program.to_str().unwrap();
-    assert_eq!(s.agentctx(&s.root, &["install", "claude", "--program", program]).code, Some(0));
+    assert_eq!(
+        s.agentctx(&s.root, &["install", "claude", "--program", program])
+            .code,
+        Some(0)
+    );
     assert_ne!(std::fs::read_to_string(&settings).unwrap(), original);
     let mock = MockAnthropic::start(
         Script::new().conversation("E2E-MAIN:un", vec![vec![Block::text("UN-DONE")]]),
     );
     let run = s.claude(mock.base_url(), &s.root, "E2E-MAIN:un", &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    assert!(s.home.join(".local/state/agentctx/hook.log").is_file(), "the hooks ran");
+    assert!(
+        s.home.join(".local/state/agentctx/hook.log").is_file(),
+        "the hooks ran"
+    );
     assert_eq!(s.agentctx(&s.root, &["uninstall", "claude"]).code, Some(0));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
 }

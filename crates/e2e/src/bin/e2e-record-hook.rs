@@ -14,7 +14,10 @@ fn main() {
     let _ = std::io::stdin().read_to_string(&mut raw);
     let value: serde_json::Value = serde_json::from_str(&raw).unwrap_or_default();
     let event = value["hook_event_name"].as_str().unwrap_or("unknown");
-    let tool = value["tool_name"].as_str().map(|t| format!("-{t}")).unwrap_or_default();
+    let tool = value["tool_name"]
+        .as_str()
+        .map(|t| format!("-{t}"))
+        .unwrap_or_default();
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
