@@ -20,7 +20,7 @@ session='"session_id":"bench","cwd":"'"$repo"'"'
 echo '{'"$session"',"hook_event_name":"SessionStart","source":"startup"}' > "$work/start.json"
 echo '{'"$session"',"hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"'"$target"'"}}' > "$work/pre.json"
 echo '{'"$session"',"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"'"$target"'"}}' > "$work/post.json"
-"$bin" hook < "$work/start.json" > /dev/null
+"$bin" hook --agent claude < "$work/start.json" > /dev/null
 "$bin" hook < "$work/post.json" > /dev/null
 cat > "$work/bump.sh" <<BUMP
 #!/usr/bin/env bash

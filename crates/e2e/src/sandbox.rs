@@ -38,9 +38,13 @@ fn target_profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// The agentctx binary under test (built by `scripts/e2e` before the tests).
+/// The agentctx binary under test: `AGENTCTX_E2E_AGENTCTX`, else the one
+/// `scripts/e2e` built next to the tests.
 pub fn agentctx_bin() -> PathBuf {
-    e2e_bin("agentctx")
+    match std::env::var_os("AGENTCTX_E2E_AGENTCTX") {
+        Some(path) => PathBuf::from(path),
+        None => e2e_bin("agentctx"),
+    }
 }
 
 /// A binary of the workspace in the test's target folder.
@@ -176,6 +180,34 @@ impl Sandbox {
             .current_dir(cwd)
             .stdin(Stdio::null());
         run(cmd)
+    }
+}
+
+impl Sandbox {
+    /// Claude Code's own timing of every run of agentctx's hook, in
+    /// milliseconds, by event (`PreToolUse`, `PostToolUse`, ...), from its
+    /// debug log (`Hooks: PreToolUse:Read [<command>] finished with status 0 (4ms)`).
+    pub fn claude_hook_timings(&self) -> std::collections::BTreeMap<String, Vec<u64>> {
+        let log = std::fs::read_to_string(self.path().join("claude-debug.log")).unwrap_or_default();
+        let mut timings: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+        for line in log.lines() {
+            let Some(rest) = line.split("Hooks: ").nth(1) else {
+                continue;
+            };
+            if !rest.contains("agentctx' hook") || !rest.contains("finished with status") {
+                continue;
+            }
+            let event = rest.split([':', ' ']).next().unwrap_or_default().to_owned();
+            let ms = rest
+                .rsplit('(')
+                .next()
+                .and_then(|t| t.strip_suffix("ms)"))
+                .and_then(|t| t.parse::<u64>().ok());
+            if let Some(ms) = ms {
+                timings.entry(event).or_default().push(ms);
+            }
+        }
+        timings
     }
 }
 

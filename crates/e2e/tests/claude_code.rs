@@ -407,3 +407,219 @@ fn uninstall_leaves_the_settings_as_they_were() {
     assert_eq!(s.agentctx(&s.root, &["uninstall", "claude"]).code, Some(0));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
 }
+
+/// Not a check but a measurement (benches/claude-hooks.sh): Claude Code's
+/// own timing of agentctx's hooks over a session of 40 tool calls.
+#[test]
+#[ignore = "a benchmark: benches/claude-hooks.sh"]
+fn bench_claude_times_the_hooks() {
+    let s = project();
+    let root = s.root.display().to_string();
+    let mut turns = Vec::new();
+    for i in 0..20 {
+        let dir = if i % 2 == 0 { "api" } else { "web" };
+        let file = if i % 2 == 0 {
+            "src/server.ts"
+        } else {
+            "src/app.tsx"
+        };
+        turns.push(vec![Block::tool(
+            "Read",
+            json!({"file_path": format!("{root}/packages/{dir}/{file}")}),
+        )]);
+        turns.push(vec![Block::tool(
+            "Write",
+            json!({"file_path": format!("{root}/packages/{dir}/gen{i}.ts"), "content": "x"}),
+        )]);
+    }
+    turns.push(vec![Block::text("BENCH-DONE")]);
+    let mock = MockAnthropic::start(Script::new().conversation("E2E-MAIN:bench", turns));
+    let run = s.claude(mock.base_url(), &s.root, "E2E-MAIN:bench", &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let timings = s.claude_hook_timings();
+    println!(
+        "Claude Code's timing of agentctx hook ({}):",
+        agentctx_bin().display()
+    );
+    for (event, mut ms) in timings {
+        ms.sort_unstable();
+        let median = ms[ms.len() / 2];
+        println!(
+            "  {event:<14} runs {:>3}  median {median:>3} ms  min {:>3} ms  max {:>3} ms",
+            ms.len(),
+            ms[0],
+            ms[ms.len() - 1]
+        );
+    }
+}
+
+/// The model requests since `from` (main-loop requests carry the tools).
+fn model_requests_since(mock: &MockAnthropic, from: usize) -> Vec<Value> {
+    mock.requests()
+        .into_iter()
+        .skip(from)
+        .filter(|r| r.path.starts_with("/v1/messages") && !r.path.contains("count_tokens"))
+        .map(|r| r.body)
+        .collect()
+}
+
+#[test]
+#[ignore = "needs the real Claude Code: scripts/e2e"]
+fn resume_and_compact_keep_the_context_once_and_capture_no_internal_agent() {
+    let s = project();
+    let root = s.root.display().to_string();
+    let mock = MockAnthropic::start(Script::new().conversation(
+        "E2E-MAIN:long",
+        vec![
+            vec![Block::tool("Edit", json!({"file_path": format!("{root}/packages/web/src/app.tsx"), "old_string": "x", "new_string": "y"}))],
+            vec![Block::text("LONG-DONE")],
+        ],
+    ));
+    let first = s.claude(mock.base_url(), &s.root, "E2E-MAIN:long", &[]);
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    let id = first.session_id().expect("a session id");
+
+    // Resume: the context is there once, nothing is said twice.
+    let before = mock.requests().len();
+    let resumed = s.claude(
+        mock.base_url(),
+        &s.root,
+        "E2E-MAIN:resumed",
+        &["--resume", &id],
+    );
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    let requests = model_requests_since(&mock, before);
+    let last = text_of_request(
+        requests
+            .iter()
+            .rev()
+            .find(|r| r["tools"].is_array())
+            .unwrap(),
+    );
+    assert_eq!(count(&last, "RULES-EXTENSION"), 1, "{last}");
+    assert_eq!(count(&last, "packages/web/AGENTS.md (mtime: "), 1, "{last}");
+
+    // /compact: its summary agent is internal, and the context comes back once.
+    let before = mock.requests().len();
+    let compact = s.claude(mock.base_url(), &s.root, "/compact", &["--resume", &id]);
+    assert_eq!(compact.code, Some(0), "{}", compact.stderr);
+    let after = s.claude(
+        mock.base_url(),
+        &s.root,
+        "E2E-MAIN:after",
+        &["--resume", &id],
+    );
+    assert_eq!(after.code, Some(0), "{}", after.stderr);
+    let requests = model_requests_since(&mock, before);
+    let last = text_of_request(
+        requests
+            .iter()
+            .rev()
+            .find(|r| r["tools"].is_array())
+            .unwrap(),
+    );
+    assert_eq!(count(&last, "RULES-EXTENSION"), 1, "{last}");
+    assert_eq!(count(&last, "<project_files"), 1, "{last}");
+    assert!(captures(&s.home).is_empty(), "{:?}", captures(&s.home));
+}
+
+#[test]
+#[ignore = "needs the real Claude Code: scripts/e2e"]
+fn a_changed_or_new_agents_md_is_reported_again_and_claude_md_projects_get_the_bodies() {
+    let s = project();
+    let root = s.root.display().to_string();
+    let api = s.root.join("packages/api/AGENTS.md");
+    let api_path = api.clone();
+    let read = || {
+        vec![Block::tool(
+            "Read",
+            json!({"file_path": format!("{root}/packages/api/src/server.ts")}),
+        )]
+    };
+    let mock = MockAnthropic::start(Script::new().conversation(
+        "E2E-MAIN:change",
+        vec![
+            read(),
+            vec![Block::tool("Bash", json!({"command": format!("printf 'API-AGENTS-BODY v2\\n' > {} && touch -d '2030-01-01' {}", api_path.display(), api_path.display()), "description": "change the file"}))],
+            read(),
+            vec![Block::tool("Write", json!({"file_path": format!("{root}/packages/new/AGENTS.md"), "content": "NEW-AGENTS-BODY\n"}))],
+            vec![Block::tool("Write", json!({"file_path": format!("{root}/packages/new/x.ts"), "content": "x\n"}))],
+            vec![Block::text("CHANGE-DONE")],
+        ],
+    ));
+    let run = s.claude(mock.base_url(), &s.root, "E2E-MAIN:change", &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let requests = mock.conversation("E2E-MAIN:change");
+    assert!(!after_turn(&requests, 0).contains("agents.resolve.paths"));
+    let changed = after_turn(&requests, 2);
+    assert!(
+        changed.contains(&format!("{} (mtime: ", api.display())),
+        "the change is news: {changed}"
+    );
+    // A new AGENTS.md written by the agent itself: it was just given, no reminder
+    // for that Write; the next file in its folder is news only if it changed since.
+    let new_file = after_turn(&requests, 4);
+    assert!(!new_file.contains("&lt;"), "{new_file}");
+
+    // A project with a CLAUDE.md: Claude Code leaves AGENTS.md out, agentctx gives it.
+    let c = project();
+    c.write("CLAUDE.md", "CLAUDE-BODY\n");
+    c.commit();
+    let mock = MockAnthropic::start(
+        Script::new().conversation("E2E-MAIN:claude-md", vec![vec![Block::text("CM-DONE")]]),
+    );
+    let run = c.claude(mock.base_url(), &c.root, "E2E-MAIN:claude-md", &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let first = text_of_request(&mock.conversation("E2E-MAIN:claude-md")[0]);
+    assert_eq!(
+        count(&first, "ROOT-AGENTS-BODY"),
+        1,
+        "agentctx gives it, once: {first}"
+    );
+    assert_eq!(count(&first, "CLAUDE-BODY"), 1, "{first}");
+}
+
+#[test]
+#[ignore = "needs the real Claude Code: scripts/e2e"]
+fn replacing_the_builtin_loader_gives_the_chain_and_path_reminders_once() {
+    let s = project();
+    let program = agentctx_bin();
+    let run = s.agentctx(
+        &s.root,
+        &[
+            "install",
+            "claude",
+            "--program",
+            program.to_str().unwrap(),
+            "--replace-agents-md-loader",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let root = s.root.display().to_string();
+    let mock = MockAnthropic::start(Script::new().conversation(
+        "E2E-MAIN:own",
+        vec![
+            vec![Block::tool(
+                "Read",
+                json!({"file_path": format!("{root}/packages/api/src/server.ts")}),
+            )],
+            vec![Block::text("OWN-DONE")],
+        ],
+    ));
+    let run = s.claude(mock.base_url(), &s.root, "E2E-MAIN:own", &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let requests = mock.conversation("E2E-MAIN:own");
+    let first = text_of_request(&requests[0]);
+    assert_eq!(count(&first, "ROOT-AGENTS-BODY"), 1, "{first}");
+    assert!(
+        first.contains("<agents_context scope=\"initial\">"),
+        "{first}"
+    );
+    let after = after_turn(&requests, 0);
+    assert!(!after.contains("API-AGENTS-BODY"), "no body: {after}");
+    assert!(after.contains("packages/api/AGENTS.md (mtime: "), "{after}");
+    // Uninstall takes the option out of the user settings again.
+    assert_eq!(s.agentctx(&s.root, &["uninstall", "claude"]).code, Some(0));
+    let user = std::fs::read_to_string(s.home.join(".claude/settings.json")).unwrap();
+    assert!(!user.contains("instructionFiles"), "{user}");
+}

@@ -174,7 +174,11 @@ impl Call<'_> {
         let result = store.update(|stored| match (resumed, stored) {
             (true, StoredState::Found(state)) => {
                 match resume_session(state, self.cwd, agents, home) {
-                    Ok((diff, resolver)) => {
+                    Ok((mut diff, resolver)) => {
+                        if loader.initial {
+                            // A new agent process loads the chain as it is now.
+                            diff.recheck.clear();
+                        }
                         let text = render_resume_diff_in(&diff, envelope);
                         let write = resolver.is_changed();
                         (Ok(Some(text)), write.then(|| resolver.into_state()))

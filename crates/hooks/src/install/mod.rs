@@ -280,8 +280,14 @@ pub fn hook_program(current_exe: &Path, temp_dir: &Path) -> Result<String, Strin
         .ok_or_else(|| format!("the path of agentctx is not UTF-8: {}", resolved.display()))
 }
 
-/// The settings files `request` concerns, with the parts each gets.
-fn targets(request: &Request, places: &Places) -> Result<Vec<(PathBuf, Parts)>, InstallError> {
+/// The settings files `request` concerns, with the parts each gets. An
+/// uninstall also looks at Claude Code's user settings for the loader
+/// option, which it takes out only when its record says install set it.
+fn targets(
+    request: &Request,
+    places: &Places,
+    adding: bool,
+) -> Result<Vec<(PathBuf, Parts)>, InstallError> {
     let hooks = Parts {
         hooks: true,
         ..Parts::default()
@@ -302,7 +308,8 @@ fn targets(request: &Request, places: &Places) -> Result<Vec<(PathBuf, Parts)>, 
                 Scope::User => user()?,
             };
             targets.push((settings, hooks));
-            if request.agents_md_plugin_off {
+            let undo_option = !adding && places.claude_user_settings.is_some();
+            if request.agents_md_plugin_off || undo_option {
                 // Claude Code reads plugin options from the user settings only.
                 targets.push((
                     user()?,
@@ -383,7 +390,7 @@ fn edit(
 /// What install would change.
 pub fn plan_install(request: &Request, places: &Places) -> Result<Vec<FileChange>, InstallError> {
     let mut changes = Vec::new();
-    for (target, parts) in targets(request, places)? {
+    for (target, parts) in targets(request, places, true)? {
         let path = real_path(&target);
         let before = read(&path)?;
         let after = edit(request, &path, before.as_deref(), parts, true)?;
@@ -418,7 +425,7 @@ pub fn plan_install(request: &Request, places: &Places) -> Result<Vec<FileChange
 /// What uninstall would change.
 pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChange>, InstallError> {
     let mut changes = Vec::new();
-    for (target, parts) in targets(request, places)? {
+    for (target, parts) in targets(request, places, false)? {
         let path = real_path(&target);
         let before = read(&path)?;
         let manifest = Manifest::load(&places.manifests, &path)?;

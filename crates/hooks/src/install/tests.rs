@@ -207,10 +207,8 @@ fn the_agents_md_option_goes_to_the_user_settings_and_comes_out_again() {
         json["pluginConfigs"]["agents-md@builtin"]["options"]["instructionFiles"],
         AGENTS_MD_PLUGIN_OFF
     );
-    // Uninstall without the flag still undoes it: the record says install set it.
+    // Uninstall without the flag undoes it: the record says install set it.
     r.agents_md_plugin_off = false;
-    uninstall(&r, &f.places);
-    r.agents_md_plugin_off = true;
     uninstall(&r, &f.places);
     assert_eq!(
         std::fs::read_to_string(&user).unwrap(),
