@@ -6,4 +6,4 @@
 set -euo pipefail
 cargo build --release -q --locked -p agentctx
 export AGENTCTX_E2E_AGENTCTX="$PWD/target/release/agentctx"
-scripts/e2e bench_claude_times_the_hooks --nocapture 2>&1 | grep -E "Claude Code's timing|runs"
+AGENTCTX_E2E_THREADS=1 scripts/e2e bench_ --nocapture 2>&1 | grep -E "Claude Code.s timing|runs|request"

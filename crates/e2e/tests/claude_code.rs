@@ -623,3 +623,65 @@ fn replacing_the_builtin_loader_gives_the_chain_and_path_reminders_once() {
     let user = std::fs::read_to_string(s.home.join(".claude/settings.json")).unwrap();
     assert!(!user.contains("instructionFiles"), "{user}");
 }
+
+/// Not a check but a measurement (benches/claude-hooks.sh): what the model
+/// is sent in a session that reads one file in each of 4 packages with a
+/// 2 KB AGENTS.md each, with Claude Code's loader (bodies) and with it
+/// replaced by agentctx (paths), when the model does not open the files.
+#[test]
+#[ignore = "a benchmark: benches/claude-hooks.sh"]
+fn bench_builtin_loader_against_path_reminders() {
+    let body = "Use the package's own error type. ".repeat(60);
+    for replace in [false, true] {
+        let s = project();
+        for package in ["a", "b", "c", "d"] {
+            s.write(
+                &format!("packages/{package}/AGENTS.md"),
+                &format!("{package}: {body}\n"),
+            );
+            s.write(&format!("packages/{package}/src/lib.ts"), "x\n");
+        }
+        s.commit();
+        if replace {
+            let program = agentctx_bin();
+            let run = s.agentctx(
+                &s.root,
+                &[
+                    "install",
+                    "claude",
+                    "--program",
+                    program.to_str().unwrap(),
+                    "--replace-agents-md-loader",
+                ],
+            );
+            assert_eq!(run.code, Some(0));
+        }
+        let root = s.root.display().to_string();
+        let mut turns: Vec<Vec<Block>> = ["a", "b", "c", "d"]
+            .iter()
+            .map(|p| {
+                vec![Block::tool(
+                    "Read",
+                    json!({"file_path": format!("{root}/packages/{p}/src/lib.ts")}),
+                )]
+            })
+            .collect();
+        turns.push(vec![Block::text("MEASURE-DONE")]);
+        let mock = MockAnthropic::start(Script::new().conversation("E2E-MAIN:measure", turns));
+        let run = s.claude(mock.base_url(), &s.root, "E2E-MAIN:measure", &[]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let requests = mock.conversation("E2E-MAIN:measure");
+        let first = text_of_request(&requests[0]).len();
+        let last = text_of_request(requests.last().unwrap()).len();
+        let sent: usize = requests.iter().map(|r| text_of_request(r).len()).sum();
+        println!(
+            "{:<34} first request {first:>6} B, last {last:>6} B, all {} requests {sent:>7} B",
+            if replace {
+                "agentctx paths (loader replaced)"
+            } else {
+                "Claude Code's loader (bodies)"
+            },
+            requests.len()
+        );
+    }
+}
