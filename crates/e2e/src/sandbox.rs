@@ -160,7 +160,8 @@ impl Sandbox {
         run(cmd)
     }
 
-    /// `claude -p PROMPT` in `cwd` against the mock, `bypassPermissions`,
+    /// `claude -p PROMPT` in `cwd` against the mock, `bypassPermissions`
+    /// unless `extra` names another `--permission-mode`,
     /// stream-json output, hooks timed in `<sandbox>/claude-debug.log`.
     pub fn claude(&self, mock_url: &str, cwd: &Path, prompt: &str, extra: &[&str]) -> AgentRun {
         let mut cmd = Command::new(claude_bin());
@@ -172,9 +173,11 @@ impl Sandbox {
             .env("DISABLE_TELEMETRY", "1")
             // bypassPermissions is refused to root outside a sandbox.
             .env("IS_SANDBOX", "1")
-            .args(["-p", prompt, "--output-format", "stream-json", "--verbose"])
-            .args(["--permission-mode", "bypassPermissions"])
-            .arg("--debug-file")
+            .args(["-p", prompt, "--output-format", "stream-json", "--verbose"]);
+        if !extra.contains(&"--permission-mode") {
+            cmd.args(["--permission-mode", "bypassPermissions"]);
+        }
+        cmd.arg("--debug-file")
             .arg(self.path().join("claude-debug.log"))
             .args(extra)
             .current_dir(cwd)

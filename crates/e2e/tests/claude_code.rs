@@ -685,3 +685,54 @@ fn bench_builtin_loader_against_path_reminders() {
         );
     }
 }
+
+#[test]
+#[ignore = "needs the real Claude Code: scripts/e2e"]
+fn denials_hold_under_accept_edits_and_bypass_permissions() {
+    let s = project();
+    s.write(
+        ".coding-agent-rules.yaml",
+        "denied_tools: [Bash]\nfile_patterns:\n  exclude: [\"secrets/\"]\n",
+    );
+    s.commit();
+    let root = s.root.display().to_string();
+    let key = format!("{root}/secrets/key.txt");
+    for mode in ["acceptEdits", "bypassPermissions"] {
+        let marker = format!("E2E-MAIN:deny-{mode}");
+        let mock = MockAnthropic::start(Script::new().conversation(
+            &marker,
+            vec![
+                vec![Block::tool("Read", json!({"file_path": key}))],
+                vec![Block::tool("Edit", json!({"file_path": key, "old_string": "SECRET", "new_string": "LEAKED"}))],
+                vec![Block::tool("Bash", json!({"command": format!("touch {root}/bash-ran"), "description": "touch a file"}))],
+                vec![Block::text("DENY-DONE")],
+            ],
+        ));
+        let run = s.claude(
+            mock.base_url(),
+            &s.root,
+            &marker,
+            &["--permission-mode", mode],
+        );
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let requests = mock.conversation(&marker);
+        let read = tool_result(&requests, 0);
+        assert!(
+            read.contains("exclude pattern `secrets/`"),
+            "{mode}: {read}"
+        );
+        assert!(!read.contains("SECRET-KEY-CONTENT"), "{mode}: {read}");
+        let edit = tool_result(&requests, 1);
+        assert!(
+            edit.contains("exclude pattern `secrets/`"),
+            "{mode}: {edit}"
+        );
+        let bash = tool_result(&requests, 2);
+        assert!(bash.contains("denied_tools entry `Bash`"), "{mode}: {bash}");
+        assert!(!s.root.join("bash-ran").exists(), "{mode}");
+        assert_eq!(
+            std::fs::read_to_string(s.root.join("secrets/key.txt")).unwrap(),
+            "SECRET-KEY-CONTENT\n"
+        );
+    }
+}
