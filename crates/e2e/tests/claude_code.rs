@@ -577,6 +577,22 @@ fn a_changed_or_new_agents_md_is_reported_again_and_claude_md_projects_get_the_b
         "agentctx gives it, once: {first}"
     );
     assert_eq!(count(&first, "CLAUDE-BODY"), 1, "{first}");
+
+    // A CLAUDE.md that imports AGENTS.md: Claude Code brings the body in itself.
+    let i = project();
+    i.write("CLAUDE.md", "CLAUDE-BODY\n@AGENTS.md\n");
+    i.commit();
+    let mock = MockAnthropic::start(
+        Script::new().conversation("E2E-MAIN:import", vec![vec![Block::text("IM-DONE")]]),
+    );
+    let run = i.claude(mock.base_url(), &i.root, "E2E-MAIN:import", &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let first = text_of_request(&mock.conversation("E2E-MAIN:import")[0]);
+    assert_eq!(
+        count(&first, "ROOT-AGENTS-BODY"),
+        1,
+        "once, through the import: {first}"
+    );
 }
 
 #[test]

@@ -56,7 +56,9 @@ pub fn builtin_loader(
         (AgentsMdBodies::Auto, HookAgent::Claude) => {
             let on = claude_loads_agents_md(cwd, root, env);
             BuiltinLoader {
-                initial: on,
+                // A CLAUDE.md that imports `@AGENTS.md` (a common setup)
+                // brings the body in through Claude Code's own import.
+                initial: on || claude_md_imports_agents_md(cwd, root),
                 nested_on_read: on
                     && !truthy(env.get("CLAUDE_CODE_SIMPLE"))
                     && !truthy(env.get("CLAUDE_CODE_DISABLE_ATTACHMENTS")),
@@ -118,6 +120,19 @@ fn claude_project(cwd: &Path, root: &Path) -> bool {
         .any(|dir| CLAUDE_FILES.iter().any(|name| dir.join(name).is_file()))
 }
 
+/// A CLAUDE file on the way from the cwd to the root that imports the
+/// AGENTS.md beside it (`@AGENTS.md` or `@./AGENTS.md` on a line of its own).
+fn claude_md_imports_agents_md(cwd: &Path, root: &Path) -> bool {
+    cwd.ancestors()
+        .take_while(|dir| dir.starts_with(root))
+        .flat_map(|dir| CLAUDE_FILES.iter().map(move |name| dir.join(name)))
+        .filter_map(|file| std::fs::read_to_string(file).ok())
+        .any(|text| {
+            text.lines()
+                .any(|line| matches!(line.trim(), "@AGENTS.md" | "@./AGENTS.md"))
+        })
+}
+
 fn truthy(value: Option<&str>) -> bool {
     value.is_some_and(|v| {
         matches!(
@@ -168,6 +183,14 @@ mod tests {
         let (_dir, root, env) = project();
         std::fs::write(root.join("CLAUDE.md"), "x").unwrap();
         assert_eq!(claude(&root, &env), BuiltinLoader::default());
+    }
+
+    #[test]
+    fn a_claude_md_that_imports_agents_md_counts_as_loading_the_chain() {
+        let (_dir, root, env) = project();
+        std::fs::write(root.join("CLAUDE.md"), "Team notes.\n@AGENTS.md\n").unwrap();
+        let loader = claude(&root, &env);
+        assert!(loader.initial && !loader.nested_on_read, "{loader:?}");
     }
 
     #[test]
