@@ -10,7 +10,7 @@ use agentctx_types::{CodexNotify, HookInput};
 use sha2::{Digest, Sha256};
 
 use crate::completion::{category_of, find_completion};
-use crate::extract::{Extracted, Found, claude, codex, find_rollout};
+use crate::extract::{Extracted, Found, claude, codex_thread, codex_turn_answer, find_rollout};
 use crate::format::{CaptureDoc, kebab, safe_name};
 use crate::redact::redact;
 
@@ -244,104 +244,196 @@ fn find(
     home: Option<&Path>,
 ) -> Result<Option<FoundCapture>, CaptureError> {
     match trigger {
-        Trigger::Hook(h) => {
-            let session = h.session_id.clone().unwrap_or_default();
-            let transcript = h.transcript_path.as_deref().map(|p| expand_home(p, home));
-            // The hook's own fields are the sub-agent's output: no race.
-            if let (Some(agent_transcript), Some(message)) =
-                (&h.agent_transcript_path, &h.last_assistant_message)
-                && !message.trim().is_empty()
-            {
-                let key = h.agent_id.clone().map(|id| format!("agent:{id}"));
-                let transcript = expand_home(agent_transcript, home);
-                let (description, tool_use_id) = launch_of(h, &transcript);
-                let extracted = Extracted {
-                    output: message.clone(),
-                    subagent_type: h.agent_type.clone(),
-                    description,
-                    tool_use_id,
-                    ..Extracted::default()
-                };
+        Trigger::Hook(h) if trigger.origin().source == "codex-hook" => codex_hook(h, home),
+        Trigger::Hook(h) => claude_hook(h, settings, home),
+        Trigger::CodexNotify(n) => codex_notify(n, settings),
+    }
+}
+
+fn claude_hook(
+    h: &HookInput,
+    settings: &CaptureSettings,
+    home: Option<&Path>,
+) -> Result<Option<FoundCapture>, CaptureError> {
+    let session = h.session_id.clone().unwrap_or_default();
+    let transcript = h.transcript_path.as_deref().map(|p| expand_home(p, home));
+    // The hook's own fields are the sub-agent's output: no race.
+    if let (Some(agent_transcript), Some(message)) =
+        (&h.agent_transcript_path, &h.last_assistant_message)
+        && !message.trim().is_empty()
+    {
+        let key = h.agent_id.clone().map(|id| format!("agent:{id}"));
+        let transcript = expand_home(agent_transcript, home);
+        let (description, tool_use_id) = launch_of(h, &transcript);
+        let extracted = Extracted {
+            output: message.clone(),
+            subagent_type: h.agent_type.clone(),
+            description,
+            tool_use_id,
+            ..Extracted::default()
+        };
+        return Ok(Some((extracted, transcript, h.cwd.clone(), key)));
+    }
+    let Some(transcript) = transcript else {
+        return Ok(None);
+    };
+    let mut attempt = 0;
+    loop {
+        match claude(&transcript).map_err(io(&transcript))? {
+            Found::Output(mut extracted) => {
+                if extracted.subagent_type.is_none() {
+                    extracted.subagent_type = h.agent_type.clone();
+                }
+                let key = extracted
+                    .tool_use_id
+                    .as_ref()
+                    .map(|id| format!("{session}:{id}"))
+                    .or_else(|| extracted.call_id.as_ref().map(|id| format!("call:{id}")))
+                    .or_else(|| h.agent_id.as_ref().map(|id| format!("agent:{id}")));
                 return Ok(Some((extracted, transcript, h.cwd.clone(), key)));
             }
-            let Some(transcript) = transcript else {
-                return Ok(None);
-            };
-            let codex_hook = trigger.origin().source == "codex-hook";
-            let mut attempt = 0;
-            loop {
-                let found = if codex_hook {
-                    codex(&transcript, h.last_assistant_message.as_deref())
-                } else {
-                    claude(&transcript)
-                }
-                .map_err(io(&transcript))?;
-                match found {
-                    Found::Output(mut extracted) => {
-                        if extracted.subagent_type.is_none() {
-                            extracted.subagent_type = h.agent_type.clone();
-                        }
-                        let key = extracted
-                            .tool_use_id
-                            .as_ref()
-                            .map(|id| format!("{session}:{id}"))
-                            .or_else(|| extracted.call_id.as_ref().map(|id| format!("call:{id}")))
-                            .or_else(|| h.agent_id.as_ref().map(|id| format!("agent:{id}")));
-                        return Ok(Some((extracted, transcript, h.cwd.clone(), key)));
-                    }
-                    Found::Pending | Found::Nothing if attempt < settings.retries => {
-                        attempt += 1;
-                        std::thread::sleep(settings.retry_delay);
-                    }
-                    _ => {
-                        // Still nothing: the hook's last message, when it has one.
-                        let Some(message) = h
-                            .last_assistant_message
-                            .clone()
-                            .filter(|m| !m.trim().is_empty())
-                        else {
-                            return Ok(None);
-                        };
-                        let extracted = Extracted {
-                            output: message,
-                            subagent_type: h.agent_type.clone(),
-                            ..Extracted::default()
-                        };
-                        let key = h.agent_id.as_ref().map(|id| format!("agent:{id}"));
-                        return Ok(Some((extracted, transcript, h.cwd.clone(), key)));
-                    }
-                }
+            Found::Pending | Found::Nothing if attempt < settings.retries => {
+                attempt += 1;
+                std::thread::sleep(settings.retry_delay);
+            }
+            _ => {
+                // Still nothing: the hook's last message, when it has one.
+                let Some(message) = h
+                    .last_assistant_message
+                    .clone()
+                    .filter(|m| !m.trim().is_empty())
+                else {
+                    return Ok(None);
+                };
+                let extracted = Extracted {
+                    output: message,
+                    subagent_type: h.agent_type.clone(),
+                    ..Extracted::default()
+                };
+                let key = h.agent_id.as_ref().map(|id| format!("agent:{id}"));
+                return Ok(Some((extracted, transcript, h.cwd.clone(), key)));
             }
         }
-        Trigger::CodexNotify(n) => {
-            let rollout = n
-                .thread_id
-                .as_deref()
-                .and_then(|id| find_rollout(&settings.codex_sessions, id));
-            let last = n.last_assistant_message.as_deref();
-            let found = match &rollout {
-                Some(path) => codex(path, last).map_err(io(path))?,
-                None => match last.filter(|m| !m.trim().is_empty()) {
-                    Some(message) => Found::Output(Extracted {
-                        output: message.to_owned(),
-                        ..Extracted::default()
-                    }),
-                    None => Found::Nothing,
-                },
-            };
-            let Found::Output(extracted) = found else {
-                return Ok(None);
-            };
-            let thread = n.thread_id.clone().unwrap_or_default();
-            let key = extracted
-                .call_id
-                .as_ref()
-                .map(|id| format!("call:{id}"))
-                .or_else(|| n.turn_id.as_ref().map(|t| format!("{thread}:turn:{t}")));
-            let transcript = rollout.unwrap_or_default();
-            Ok(Some((extracted, transcript, n.cwd.clone(), key)))
-        }
     }
+}
+
+/// The dedupe key of a Codex agent output, the same whichever trigger saw
+/// it: a sub-agent's thread by its id (a sub-agent's thread id is its
+/// `agent_id`), a main turn by its turn id.
+fn codex_key(subagent: bool, thread_or_agent: Option<&str>, turn: Option<&str>) -> Option<String> {
+    if subagent {
+        thread_or_agent.map(|id| format!("agent:{id}"))
+    } else {
+        turn.map(|t| format!("codex-turn:{t}"))
+    }
+}
+
+/// A task message, cut for the frontmatter.
+fn short(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    line.chars().take(120).collect()
+}
+
+/// Codex hooks: `SubagentStop` (a sub-agent's final message, its type and
+/// its own rollout) and `Stop` (the main agent's answer for the turn).
+/// Codex's multi-agent tools (`spawn_agent`, `wait_agent`, `close_agent`)
+/// are never taken for outputs: each agent's output comes from its own stop.
+fn codex_hook(h: &HookInput, home: Option<&Path>) -> Result<Option<FoundCapture>, CaptureError> {
+    let subagent = h.agent_id.is_some();
+    let transcript = h
+        .agent_transcript_path
+        .as_deref()
+        .filter(|_| subagent)
+        .or(h.transcript_path.as_deref())
+        .map(|p| expand_home(p, home));
+    let message = match h
+        .last_assistant_message
+        .clone()
+        .filter(|m| !m.trim().is_empty())
+    {
+        Some(message) => Some(message),
+        None => match &transcript {
+            Some(path) => codex_turn_answer(path, h.turn_id.as_deref()).map_err(io(path))?,
+            None => None,
+        },
+    };
+    let Some(output) = message else {
+        return Ok(None);
+    };
+    let thread = transcript.as_deref().map(codex_thread).unwrap_or_default();
+    let extracted = Extracted {
+        output,
+        subagent_type: h.agent_type.clone().filter(|_| subagent),
+        description: thread.task.as_deref().filter(|_| subagent).map(short),
+        ..Extracted::default()
+    };
+    let key = codex_key(subagent, h.agent_id.as_deref(), h.turn_id.as_deref());
+    Ok(Some((
+        extracted,
+        transcript.unwrap_or_default(),
+        h.cwd.clone(),
+        key,
+    )))
+}
+
+/// Codex `notify`: it fires for every agent's turn. A sub-agent's turn
+/// (its rollout says `thread_source: "subagent"`; the payload has no
+/// `client`) is that sub-agent's output; a main turn is the main agent's
+/// answer. The rollout is read back to the turn's start only.
+fn codex_notify(
+    n: &CodexNotify,
+    settings: &CaptureSettings,
+) -> Result<Option<FoundCapture>, CaptureError> {
+    let rollout = n
+        .thread_id
+        .as_deref()
+        .and_then(|id| find_rollout(&settings.codex_sessions, id));
+    let thread = rollout.as_deref().map(codex_thread).unwrap_or_default();
+    let subagent = thread.subagent || (rollout.is_none() && n.client.is_none());
+    let message = match n
+        .last_assistant_message
+        .clone()
+        .filter(|m| !m.trim().is_empty())
+    {
+        Some(message) => Some(message),
+        None => match &rollout {
+            Some(path) => codex_turn_answer(path, n.turn_id.as_deref()).map_err(io(path))?,
+            None => None,
+        },
+    };
+    let Some(output) = message else {
+        return Ok(None);
+    };
+    let description = if subagent {
+        thread
+            .task
+            .as_deref()
+            .or(n.input_messages.first().map(String::as_str))
+            .map(short)
+    } else {
+        n.input_messages.first().map(|m| short(m))
+    };
+    let extracted = Extracted {
+        output,
+        subagent_type: if subagent {
+            Some(thread.role.clone().unwrap_or_else(|| "default".to_owned()))
+        } else {
+            None
+        },
+        description,
+        ..Extracted::default()
+    };
+    let key = codex_key(subagent, n.thread_id.as_deref(), n.turn_id.as_deref());
+    Ok(Some((
+        extracted,
+        rollout.unwrap_or_default(),
+        n.cwd.clone(),
+        key,
+    )))
 }
 
 /// How a Claude Code sub-agent was launched: the `description` and the id of

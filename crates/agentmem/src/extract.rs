@@ -134,80 +134,100 @@ pub fn claude(transcript: &Path) -> std::io::Result<Found> {
     })
 }
 
-/// Codex: a Task-like `function_call_output` paired with its call by
-/// `call_id` (preferred); else `last_message` (the notify payload's); else
-/// the rollout's last assistant message.
-pub fn codex(rollout: &Path, last_message: Option<&str>) -> std::io::Result<Found> {
-    let mut outputs: BTreeMap<String, String> = BTreeMap::new();
-    let mut last_assistant: Option<String> = None;
+/// Codex: the last assistant message of the turn `turn_id` in a rollout
+/// (the whole last turn when the id is unknown). Read backwards, the search
+/// stops at the turn's `task_started`, so an earlier turn's answer is never
+/// taken for this one.
+pub fn codex_turn_answer(rollout: &Path, turn_id: Option<&str>) -> std::io::Result<Option<String>> {
+    // The newest answer seen since the last turn start passed (reading
+    // backwards): it belongs to the turn whose start comes next.
+    let mut answer: Option<String> = None;
     for entry in reverse_json(rollout)? {
-        if entry.get("type").and_then(Value::as_str) != Some("response_item") {
+        let payload = entry.get("payload").unwrap_or(&Value::Null);
+        let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
+        let payload_type = payload.get("type").and_then(Value::as_str).unwrap_or("");
+        if kind == "event_msg" && payload_type == "task_started" {
+            let started = payload
+                .pointer("/turn_attribution/turn_id")
+                .or_else(|| payload.get("turn_id"))
+                .and_then(Value::as_str);
+            if turn_id.is_none() || started == turn_id {
+                return Ok(answer);
+            }
+            answer = None;
             continue;
         }
-        let Some(payload) = entry.get("payload") else {
+        if answer.is_none()
+            && kind == "response_item"
+            && payload_type == "message"
+            && payload.get("role").and_then(Value::as_str) == Some("assistant")
+        {
+            let text = text_of(payload.get("content").unwrap_or(&Value::Null));
+            if !text.trim().is_empty() {
+                answer = Some(text);
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// What the start of a Codex rollout says about its thread: a sub-agent's
+/// thread (`thread_source: "subagent"`, with its role) and the task it was
+/// given (the first user message that is not Codex's own AGENTS.md or
+/// environment context). Reads at most the first 64 lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CodexThread {
+    /// A sub-agent's thread.
+    pub subagent: bool,
+    /// The sub-agent's role, when it has one.
+    pub role: Option<String>,
+    /// The thread's first task message.
+    pub task: Option<String>,
+}
+
+/// See [`CodexThread`].
+pub fn codex_thread(rollout: &Path) -> CodexThread {
+    use std::io::BufRead as _;
+    let mut thread = CodexThread::default();
+    let Ok(file) = std::fs::File::open(rollout) else {
+        return thread;
+    };
+    for line in std::io::BufReader::new(file)
+        .split(b'\n')
+        .take(64)
+        .map_while(Result::ok)
+    {
+        let Ok(entry) = serde_json::from_slice::<Value>(&line) else {
             continue;
         };
-        match payload.get("type").and_then(Value::as_str) {
-            Some("function_call_output") => {
-                if let Some(id) = string(payload, "call_id") {
-                    let output = match payload.get("output") {
-                        Some(Value::String(s)) => s.clone(),
-                        Some(Value::Object(o)) => o.get("content").map(text_of).unwrap_or_default(),
-                        Some(other) => text_of(other),
-                        None => String::new(),
-                    };
-                    outputs.entry(id).or_insert(output);
-                }
+        let payload = entry.get("payload").unwrap_or(&Value::Null);
+        match entry.get("type").and_then(Value::as_str) {
+            Some("session_meta") => {
+                thread.subagent = payload.get("thread_source").and_then(Value::as_str)
+                    == Some("subagent")
+                    || payload
+                        .get("parent_thread_id")
+                        .is_some_and(|p| !p.is_null());
+                thread.role = payload
+                    .pointer("/source/subagent/thread_spawn/agent_role")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
             }
-            Some("function_call") => {
-                let name = payload.get("name").and_then(Value::as_str).unwrap_or("");
-                let lower = name.to_ascii_lowercase();
-                let task_like = lower == "task" || lower.contains("agent");
-                let Some(id) = string(payload, "call_id") else {
-                    continue;
-                };
-                if let (true, Some(output)) = (task_like, outputs.get(&id))
-                    && !output.trim().is_empty()
-                {
-                    let arguments: Value = payload
-                        .get("arguments")
-                        .and_then(Value::as_str)
-                        .and_then(|a| serde_json::from_str(a).ok())
-                        .unwrap_or(Value::Null);
-                    return Ok(Found::Output(Extracted {
-                        output: output.clone(),
-                        description: string(&arguments, "description"),
-                        prompt: string(&arguments, "prompt"),
-                        subagent_type: string(&arguments, "subagent_type")
-                            .or_else(|| string(&arguments, "agent_type")),
-                        tool_use_id: None,
-                        call_id: Some(id),
-                    }));
-                }
-            }
-            Some("message")
-                if last_assistant.is_none()
-                    && payload.get("role").and_then(Value::as_str) == Some("assistant") =>
+            Some("response_item")
+                if payload.get("type").and_then(Value::as_str) == Some("message")
+                    && payload.get("role").and_then(Value::as_str) == Some("user") =>
             {
                 let text = text_of(payload.get("content").unwrap_or(&Value::Null));
-                if !text.trim().is_empty() {
-                    last_assistant = Some(text);
+                let own = text.starts_with("# AGENTS.md instructions") || text.starts_with('<');
+                if !own && !text.trim().is_empty() {
+                    thread.task = Some(text);
+                    break;
                 }
             }
             _ => {}
         }
     }
-    let fallback = last_message
-        .filter(|m| !m.trim().is_empty())
-        .map(str::to_owned)
-        .or(last_assistant);
-    Ok(match fallback {
-        Some(output) => Found::Output(Extracted {
-            output,
-            ..Extracted::default()
-        }),
-        None => Found::Nothing,
-    })
+    thread
 }
 
 /// The newest rollout of `thread_id` under the Codex sessions folder:

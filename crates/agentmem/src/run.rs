@@ -27,7 +27,9 @@ pub fn memory_root(config: &AgentMemConfig, home: Option<&Path>) -> Option<PathB
     }
 }
 
-/// Captures what `trigger` points at with the settings of `config`, appends
+/// Captures what `trigger` points at with the settings of `config`
+/// (`codex_home` is `$CODEX_HOME`, whose `sessions` folder holds Codex's
+/// rollouts unless `codex_sessions_dir` says otherwise), appends
 /// the attempt to `agentmem.events_path` when set, and never fails: every
 /// problem ends in the report.
 ///
@@ -38,6 +40,7 @@ pub fn capture_with_config(
     trigger: &Trigger,
     config: &AgentMemConfig,
     home: Option<&Path>,
+    codex_home: Option<&Path>,
 ) -> CaptureReport {
     let origin = trigger.origin();
     let now = jiff::Zoned::now();
@@ -59,6 +62,7 @@ pub fn capture_with_config(
                         .codex_sessions_dir
                         .as_ref()
                         .map(|d| expand_home(&d.to_string_lossy(), home))
+                        .or_else(|| codex_home.map(|c| c.join("sessions")))
                         .or_else(|| home.map(|h| h.join(".codex/sessions")))
                         .unwrap_or_default(),
                     retries: config.retries,

@@ -312,66 +312,112 @@ fn secrets_are_masked_and_counted_and_redact_false_keeps_them() {
     assert!(read(&path).contains("AKIAIOSFODNN7EXAMPLE"));
 }
 
-#[test]
-fn codex_notify_prefers_the_task_like_call_output() {
-    let mem = tempfile::tempdir().unwrap();
-    let notify = CodexNotify {
-        kind: Some("agent-turn-complete".into()),
-        thread_id: Some("thread-abc".into()),
-        turn_id: Some("t1".into()),
-        cwd: Some("/work/app".into()),
-        last_assistant_message: Some("The architect chose REST.".into()),
-        ..CodexNotify::default()
-    };
-    let path =
-        captured(capture(&Trigger::CodexNotify(notify), &settings(mem.path()), None).unwrap());
-    assert!(
-        path.to_string_lossy()
-            .contains("_AGENT-architect_DECISION_chose-rest-with-cursor-pagination"),
-        "{}",
-        path.display()
-    );
-    let text = read(&path);
-    assert!(
-        text.contains("source: \"codex-notify\"") && text.contains("call_id: \"call_9\""),
-        "{text}"
-    );
+/// A Codex sessions folder holding the rollouts recorded from Codex
+/// 0.169.0 (fixtures/agents/codex-0.169.0/), where notify finds them.
+fn codex_sessions(dir: &Path) -> PathBuf {
+    let recorded = fixtures().join("../agents/codex-0.169.0");
+    let day = dir.join("sessions/2026/11/22");
+    std::fs::create_dir_all(&day).unwrap();
+    for (from, thread) in [
+        (
+            "rollout-notify-turn.jsonl",
+            "01a20298-84c1-7eb1-9dcd-d2aac6d976d9",
+        ),
+        (
+            "rollout-subagent-parent.jsonl",
+            "01a20298-881d-76f1-8456-eacfc16f8aa1",
+        ),
+        (
+            "rollout-subagent-child.jsonl",
+            "01a20298-8a42-7430-a76b-76ffc5a4b7b3",
+        ),
+    ] {
+        std::fs::copy(
+            recorded.join(from),
+            day.join(format!("rollout-2026-11-22T09-31-20-{thread}.jsonl")),
+        )
+        .unwrap();
+    }
+    dir.join("sessions")
+}
+
+fn recorded_notify(name: &str) -> CodexNotify {
+    let text =
+        std::fs::read_to_string(fixtures().join("../agents/codex-0.169.0").join(name)).unwrap();
+    serde_json::from_str(&text).unwrap()
 }
 
 #[test]
-fn codex_rollout_with_only_messages_and_the_directory_form() {
+fn codex_notify_of_a_main_turn_captures_the_main_answer() {
     let mem = tempfile::tempdir().unwrap();
-    let notify = |thread: &str| CodexNotify {
-        kind: Some("agent-turn-complete".into()),
-        thread_id: Some(thread.into()),
-        turn_id: Some(format!("turn-{thread}")),
-        ..CodexNotify::default()
-    };
-    let a = captured(
-        capture(
-            &Trigger::CodexNotify(notify("thread-msg")),
-            &settings(mem.path()),
-            None,
-        )
-        .unwrap(),
-    );
-    assert!(read(&a).contains("Listed the project files"));
-    let b = captured(
-        capture(
-            &Trigger::CodexNotify(notify("thread-dir")),
-            &settings(mem.path()),
-            None,
-        )
-        .unwrap(),
-    );
-    assert!(read(&b).contains("Migrated the database"));
+    let mut s = settings(mem.path());
+    s.codex_sessions = codex_sessions(mem.path());
+    let notify = recorded_notify("notify-root-turn.json");
+    let path = captured(capture(&Trigger::CodexNotify(notify.clone()), &s, None).unwrap());
+    let text = read(&path);
+    assert!(text.contains("Reviewed the API package layout"), "{text}");
+    assert!(text.contains("source: \"codex-notify\""), "{text}");
+    // The same turn again (or its Stop hook): nothing new.
+    assert!(matches!(
+        capture(&Trigger::CodexNotify(notify), &s, None).unwrap(),
+        CaptureOutcome::Duplicate { .. }
+    ));
+}
+
+#[test]
+fn codex_sub_agent_output_is_captured_once_whichever_trigger_sees_it() {
+    let mem = tempfile::tempdir().unwrap();
+    let mut s = settings(mem.path());
+    s.codex_sessions = codex_sessions(mem.path());
+    let notify = recorded_notify("notify-subagent-turn.json");
+    let path = captured(capture(&Trigger::CodexNotify(notify), &s, None).unwrap());
+    let text = read(&path);
     assert!(
-        read(&b).contains(
-            "transcript_path: \"[FIXTURES]"
-                .replace("[FIXTURES]", &fixtures().display().to_string())
-                .as_str()
-        )
+        text.contains("The API handler lives in packages/api/src/server.ts"),
+        "{text}"
     );
+    assert!(
+        text.contains("description: \"SUBAGENT-TASK: find where the API handler lives\""),
+        "{text}"
+    );
+    assert!(!text.contains("timed_out"), "{text}");
+    // The SubagentStop hook for the same sub-agent (the recorded payload,
+    // pointed at this sub-agent): a duplicate.
+    let mut hook: HookInput = serde_json::from_str(
+        &std::fs::read_to_string(
+            fixtures().join("../agents/codex-0.169.0/hook-subagent-stop.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    hook.agent_id = Some("01a20298-8a42-7430-a76b-76ffc5a4b7b3".into());
+    hook.agent_transcript_path = None;
+    assert!(matches!(
+        capture(&Trigger::hook(hook), &s, None).unwrap(),
+        CaptureOutcome::Duplicate { .. }
+    ));
+}
+
+#[test]
+fn a_codex_turn_search_stops_at_the_turns_start() {
+    let mem = tempfile::tempdir().unwrap();
+    let mut s = settings(mem.path());
+    s.codex_sessions = codex_sessions(mem.path());
+    // The parent's turn: its answer, never the wait_agent JSON or an older turn's.
+    let mut notify = recorded_notify("notify-root-turn.json");
+    notify.thread_id = Some("01a20298-881d-76f1-8456-eacfc16f8aa1".into());
+    notify.turn_id = Some("01a20298-8836-7041-a924-d5def91b36c1".into());
+    notify.last_assistant_message = None;
+    let path = captured(capture(&Trigger::CodexNotify(notify.clone()), &s, None).unwrap());
+    let text = read(&path);
+    assert!(text.contains("The researcher found it"), "{text}");
+    assert!(!text.contains("timed_out"), "{text}");
+    // A turn that is not in the rollout: nothing of another turn is taken.
+    notify.turn_id = Some("a-later-turn".into());
+    assert!(matches!(
+        capture(&Trigger::CodexNotify(notify), &s, None).unwrap(),
+        CaptureOutcome::Skipped { .. }
+    ));
 }
 
 #[test]

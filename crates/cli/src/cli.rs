@@ -391,4 +391,8 @@ pub struct InstallArgs {
     /// agentctx then gives the chain at start and path-only reminders.
     #[arg(long)]
     pub replace_agents_md_loader: bool,
+    /// Codex: record agentctx's hooks as trusted in $CODEX_HOME/config.toml
+    /// (what trusting them in Codex's TUI does); without it, trust them there.
+    #[arg(long)]
+    pub trust: bool,
 }

@@ -85,6 +85,13 @@ fn hook_raw(t: &TestEnv, input: &str, args: &[&str]) -> (Option<Value>, String) 
     (parsed, stdout)
 }
 
+/// A recorded Codex `apply_patch` payload with another patch in it.
+fn with_patch(recorded: &str, patch: &str) -> String {
+    let mut value: Value = serde_json::from_str(recorded).unwrap();
+    value["tool_input"]["command"] = Value::String(patch.to_owned());
+    value.to_string()
+}
+
 fn context_of(output: &Value) -> &str {
     output["hookSpecificOutput"]["additionalContext"]
         .as_str()
@@ -242,12 +249,14 @@ fn denied_mcp_tool_says_why() {
 #[test]
 fn denied_apply_patch_and_write_touching_secrets() {
     let (t, root) = project();
-    let patch = fixture(
-        &t,
-        &root,
-        &format!("{CODEX}/hook-pre-tool-use-apply-patch.json"),
-    )
-    .replace("packages/api/src/server.ts", "secrets/token.txt");
+    let patch = with_patch(
+        &fixture(
+            &t,
+            &root,
+            &format!("{CODEX}/hook-pre-tool-use-apply-patch.json"),
+        ),
+        "*** Begin Patch\n*** Update File: secrets/token.txt\n@@\n-a\n+b\n*** End Patch\n",
+    );
     let (codex, _) = hook_raw(&t, &patch, &[]);
     let (write, _) = hook(&t, &root, "claude-PreToolUse-Write.json", &[]);
     for out in [codex, write] {
@@ -551,12 +560,15 @@ fn install_codex_user_writes_hooks_json_under_codex_home_and_uninstall_removes_i
 fn tool_name_normalisation_and_path_extraction() {
     // Through the binary's explain output, so the test sees what the hook sees.
     let (t, root) = project();
-    let (_, text) = codex_hook(
-        &t,
-        &root,
-        "hook-pre-tool-use-apply-patch.json",
-        &["--explain"],
+    let patch = with_patch(
+        &fixture(
+            &t,
+            &root,
+            &format!("{CODEX}/hook-pre-tool-use-apply-patch.json"),
+        ),
+        "*** Begin Patch\n*** Update File: packages/api/src/server.ts\n@@\n-a\n+b\n*** End Patch\n",
     );
+    let (_, text) = hook_raw(&t, &patch, &["--explain"]);
     assert!(text.contains("file packages/api/src/server.ts: "), "{text}");
     assert!(text.contains("codex event \"PreToolUse\""), "{text}");
 }

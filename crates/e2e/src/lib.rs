@@ -14,8 +14,10 @@
     reason = "test tooling: a broken fixture must fail the test loudly"
 )]
 
-mod anthropic;
+mod mock;
 mod sandbox;
 
-pub use anthropic::{Block, MockAnthropic, Recorded, Script, text_of_request};
-pub use sandbox::{AgentRun, Sandbox, agentctx_bin, claude_bin, e2e_bin, workspace_root};
+pub use mock::{Block, MockApi, Recorded, Script, text_of_request};
+pub use sandbox::{
+    AgentRun, Sandbox, agentctx_bin, claude_bin, codex_bin, e2e_bin, workspace_root,
+};

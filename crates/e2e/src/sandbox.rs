@@ -28,6 +28,17 @@ pub fn claude_bin() -> PathBuf {
     bin
 }
 
+/// The Codex CLI `scripts/e2e` installed.
+pub fn codex_bin() -> PathBuf {
+    let bin = agents_dir().join("node_modules/.bin/codex");
+    assert!(
+        bin.exists(),
+        "Codex is not installed at {}: run scripts/e2e (it installs the pinned version from npm)",
+        bin.display()
+    );
+    bin
+}
+
 /// The target folder the test binary runs from (`target/debug`).
 fn target_profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
@@ -147,6 +158,8 @@ impl Sandbox {
     fn base_env(&self, cmd: &mut Command) {
         cmd.env_clear()
             .env("HOME", &self.home)
+            // Not `~/.codex`: everything that finds Codex's files must honour it.
+            .env("CODEX_HOME", self.codex_home())
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .env("LANG", "C.UTF-8")
             .env("TERM", "dumb");
@@ -187,6 +200,44 @@ impl Sandbox {
 }
 
 impl Sandbox {
+    /// Codex's home: `$CODEX_HOME` for every run (`<sandbox>/codex-home`,
+    /// deliberately not `~/.codex`).
+    pub fn codex_home(&self) -> PathBuf {
+        self.path().join("codex-home")
+    }
+
+    /// Writes Codex's user config for the mock: a custom provider on the
+    /// mock's URL (`wire_api = "responses"`), a model Codex knows (an
+    /// unknown one gets no `apply_patch` tool), the project trusted, plus
+    /// `extra` TOML. Replaces the file.
+    pub fn codex_config(&self, mock_url: &str, extra: &str) {
+        let home = self.codex_home();
+        std::fs::create_dir_all(&home).expect("codex home");
+        let config = format!(
+            "model = \"gpt-5.5\"\nmodel_provider = \"mock\"\n{extra}\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{mock_url}/v1\"\nenv_key = \"E2E_MOCK_KEY\"\nwire_api = \"responses\"\n\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            self.root.display()
+        );
+        std::fs::write(home.join("config.toml"), config).expect("codex config");
+    }
+
+    /// `codex exec PROMPT` in `cwd` against the mock (its config from
+    /// [`Sandbox::codex_config`]), approvals and sandbox bypassed, plus `extra`.
+    pub fn codex(&self, cwd: &Path, prompt: &str, extra: &[&str]) -> AgentRun {
+        let mut cmd = Command::new(codex_bin());
+        self.base_env(&mut cmd);
+        cmd.env("E2E_MOCK_KEY", "sk-e2e-mock")
+            .args([
+                "exec",
+                "--dangerously-bypass-approvals-and-sandbox",
+                "--skip-git-repo-check",
+            ])
+            .args(extra)
+            .arg(prompt)
+            .current_dir(cwd)
+            .stdin(Stdio::null());
+        run(cmd)
+    }
+
     /// Claude Code's own timing of every run of agentctx's hook, in
     /// milliseconds, by event (`PreToolUse`, `PostToolUse`, ...), from its
     /// debug log (`Hooks: PreToolUse:Read [<command>] finished with status 0 (4ms)`).
@@ -279,6 +330,113 @@ impl Sandbox {
                 .replace(&root, "{{CWD}}")
                 .replace(&self.home.display().to_string(), "{{HOME}}")
                 .replace(&self.path().display().to_string(), "{{SCRATCH}}");
+            let pretty = serde_json::from_str::<serde_json::Value>(&normalized)
+                .and_then(|v| serde_json::to_string_pretty(&v))
+                .expect("still JSON");
+            std::fs::write(out.join(name), pretty + "\n").expect("write fixture");
+        }
+        written.len()
+    }
+}
+
+impl Sandbox {
+    /// Adds `e2e-record-hook <sandbox>/codex-hooks` for every event to
+    /// `$CODEX_HOME/hooks.json`, and records its trust the way Codex checks
+    /// it, so the recorder runs without `--dangerously-bypass-hook-trust`.
+    pub fn record_codex_hooks(&self) {
+        let recorder = e2e_bin("e2e-record-hook");
+        let command = format!(
+            "'{}' '{}'",
+            recorder.display(),
+            self.path().join("codex-hooks").display()
+        );
+        let hooks_json = self.codex_home().join("hooks.json");
+        let mut hooks = serde_json::Map::new();
+        let mut trust = String::new();
+        for (event, matcher) in [
+            ("SessionStart", None),
+            ("SubagentStart", None),
+            ("PreToolUse", Some("*")),
+            ("PostToolUse", Some("*")),
+            ("SubagentStop", None),
+            ("Stop", None),
+        ] {
+            let mut group = serde_json::json!({"hooks": [{"type": "command", "command": command}]});
+            if let Some(matcher) = matcher {
+                group["matcher"] = matcher.into();
+            }
+            hooks.insert(event.to_owned(), serde_json::json!([group]));
+            let snake = agentctx_hooks::install::codex_trust_entries(
+                &hooks_json,
+                &serde_json::json!({"hooks": {event: [{"matcher": matcher, "hooks": [{"type": "command", "command": "agentctx hook"}]}]}}).to_string(),
+            );
+            let key = snake
+                .first()
+                .map(|(k, _)| k.clone())
+                .expect("a key for the event");
+            let hash = agentctx_hooks::install::codex_trust_hash(event, matcher, &command);
+            trust.push_str(&format!(
+                "\n[hooks.state.{key:?}]\ntrusted_hash = {hash:?}\n"
+            ));
+        }
+        std::fs::create_dir_all(self.codex_home()).expect("codex home");
+        std::fs::write(&hooks_json, serde_json::json!({"hooks": hooks}).to_string())
+            .expect("hooks.json");
+        let config = self.codex_home().join("config.toml");
+        let mut text = std::fs::read_to_string(&config).unwrap_or_default();
+        text.push_str(&trust);
+        std::fs::write(config, text).expect("config.toml");
+    }
+
+    /// With `AGENTCTX_E2E_RECORD` set, copies the Codex hook payloads the
+    /// recorder saved to `fixtures/agents/codex-<version>/`, the first of
+    /// each kind (`hook-<event>[-<tool>].json`, kebab-case), with this
+    /// sandbox's paths replaced by `{{SCRATCH}}`. Returns how many it wrote.
+    pub fn record_codex_fixtures(&self) -> usize {
+        if std::env::var_os("AGENTCTX_E2E_RECORD").is_none() {
+            return 0;
+        }
+        let version = std::env::var("AGENTCTX_E2E_CODEX_VERSION")
+            .expect("scripts/e2e sets AGENTCTX_E2E_CODEX_VERSION");
+        let out = workspace_root().join(format!("fixtures/agents/codex-{version}"));
+        std::fs::create_dir_all(&out).expect("fixtures folder");
+        let mut payloads: Vec<PathBuf> = std::fs::read_dir(self.path().join("codex-hooks"))
+            .map(|dir| dir.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        payloads.sort();
+        let kebab = |name: &str| {
+            let mut out = String::new();
+            for (i, c) in name.chars().enumerate() {
+                if c.is_ascii_uppercase() && i > 0 {
+                    out.push('-');
+                }
+                out.push(if c == '_' {
+                    '-'
+                } else {
+                    c.to_ascii_lowercase()
+                });
+            }
+            out
+        };
+        let mut written = std::collections::BTreeSet::new();
+        for payload in payloads {
+            let text = std::fs::read_to_string(&payload).expect("payload");
+            let value: serde_json::Value = serde_json::from_str(&text).expect("JSON payload");
+            let event = kebab(value["hook_event_name"].as_str().unwrap_or("unknown"));
+            let tool = value["tool_name"]
+                .as_str()
+                .map(|t| format!("-{}", kebab(t)))
+                .unwrap_or_default();
+            let who = if value.get("agent_id").is_some() && value["tool_name"].is_string() {
+                "-subagent"
+            } else {
+                ""
+            };
+            let name = format!("hook-{event}{tool}{who}.json");
+            if !written.insert(name.clone()) {
+                continue;
+            }
+            let normalized = text.replace(&self.path().display().to_string(), "{{SCRATCH}}");
             let pretty = serde_json::from_str::<serde_json::Value>(&normalized)
                 .and_then(|v| serde_json::to_string_pretty(&v))
                 .expect("still JSON");

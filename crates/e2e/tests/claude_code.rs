@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentctx_e2e::{Block, MockAnthropic, Sandbox, Script, agentctx_bin, e2e_bin, text_of_request};
+use agentctx_e2e::{Block, MockApi, Sandbox, Script, agentctx_bin, e2e_bin, text_of_request};
 use serde_json::{Value, json};
 
 /// The project every test starts from: a root and two nested AGENTS.md, a
@@ -204,7 +204,7 @@ fn claude_tour_context_reminders_denials_subagents_and_captures() {
             "🎯 COMPLETED: [AGENT:researcher] mapped the API routes\n\nSUB-ONE-BODY: three routes.",
         )],
     ];
-    let mock = MockAnthropic::start(
+    let mock = MockApi::start(
         Script::new()
             .conversation("E2E-MAIN:tour", main)
             .conversation("E2E-SUB:one", sub),
@@ -320,7 +320,7 @@ fn initial_context_is_byte_identical_across_sessions_and_reaches_subdirectories(
     let s = project();
     let script =
         || Script::new().conversation("E2E-MAIN:hello", vec![vec![Block::text("HELLO-DONE")]]);
-    let mock = MockAnthropic::start(script());
+    let mock = MockApi::start(script());
     let one = s.claude(mock.base_url(), &s.root, "E2E-MAIN:hello", &[]);
     assert_eq!(one.code, Some(0), "{}", one.stderr);
     let two = s.claude(mock.base_url(), &s.root, "E2E-MAIN:hello", &[]);
@@ -333,7 +333,7 @@ fn initial_context_is_byte_identical_across_sessions_and_reaches_subdirectories(
     );
     assert_eq!(a, b, "byte-identical across sessions");
     // A session started in a subdirectory runs the hooks too.
-    let sub = MockAnthropic::start(script());
+    let sub = MockApi::start(script());
     let run = s.claude(
         sub.base_url(),
         &s.root.join("packages/api"),
@@ -362,7 +362,7 @@ fn when_agentctx_cannot_run_tool_calls_are_blocked_not_waved_through() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     std::fs::remove_file(&copy).unwrap();
     let target = s.root.join("written.txt");
-    let mock = MockAnthropic::start(Script::new().conversation(
+    let mock = MockApi::start(Script::new().conversation(
         "E2E-MAIN:gone",
         vec![
             vec![Block::tool(
@@ -395,7 +395,7 @@ fn uninstall_leaves_the_settings_as_they_were() {
         Some(0)
     );
     assert_ne!(std::fs::read_to_string(&settings).unwrap(), original);
-    let mock = MockAnthropic::start(
+    let mock = MockApi::start(
         Script::new().conversation("E2E-MAIN:un", vec![vec![Block::text("UN-DONE")]]),
     );
     let run = s.claude(mock.base_url(), &s.root, "E2E-MAIN:un", &[]);
@@ -433,7 +433,7 @@ fn bench_claude_times_the_hooks() {
         )]);
     }
     turns.push(vec![Block::text("BENCH-DONE")]);
-    let mock = MockAnthropic::start(Script::new().conversation("E2E-MAIN:bench", turns));
+    let mock = MockApi::start(Script::new().conversation("E2E-MAIN:bench", turns));
     let run = s.claude(mock.base_url(), &s.root, "E2E-MAIN:bench", &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let timings = s.claude_hook_timings();
@@ -454,7 +454,7 @@ fn bench_claude_times_the_hooks() {
 }
 
 /// The model requests since `from` (main-loop requests carry the tools).
-fn model_requests_since(mock: &MockAnthropic, from: usize) -> Vec<Value> {
+fn model_requests_since(mock: &MockApi, from: usize) -> Vec<Value> {
     mock.requests()
         .into_iter()
         .skip(from)
@@ -468,7 +468,7 @@ fn model_requests_since(mock: &MockAnthropic, from: usize) -> Vec<Value> {
 fn resume_and_compact_keep_the_context_once_and_capture_no_internal_agent() {
     let s = project();
     let root = s.root.display().to_string();
-    let mock = MockAnthropic::start(Script::new().conversation(
+    let mock = MockApi::start(Script::new().conversation(
         "E2E-MAIN:long",
         vec![
             vec![Block::tool("Edit", json!({"file_path": format!("{root}/packages/web/src/app.tsx"), "old_string": "x", "new_string": "y"}))],
@@ -536,7 +536,7 @@ fn a_changed_or_new_agents_md_is_reported_again_and_claude_md_projects_get_the_b
             json!({"file_path": format!("{root}/packages/api/src/server.ts")}),
         )]
     };
-    let mock = MockAnthropic::start(Script::new().conversation(
+    let mock = MockApi::start(Script::new().conversation(
         "E2E-MAIN:change",
         vec![
             read(),
@@ -565,7 +565,7 @@ fn a_changed_or_new_agents_md_is_reported_again_and_claude_md_projects_get_the_b
     let c = project();
     c.write("CLAUDE.md", "CLAUDE-BODY\n");
     c.commit();
-    let mock = MockAnthropic::start(
+    let mock = MockApi::start(
         Script::new().conversation("E2E-MAIN:claude-md", vec![vec![Block::text("CM-DONE")]]),
     );
     let run = c.claude(mock.base_url(), &c.root, "E2E-MAIN:claude-md", &[]);
@@ -582,7 +582,7 @@ fn a_changed_or_new_agents_md_is_reported_again_and_claude_md_projects_get_the_b
     let i = project();
     i.write("CLAUDE.md", "CLAUDE-BODY\n@AGENTS.md\n");
     i.commit();
-    let mock = MockAnthropic::start(
+    let mock = MockApi::start(
         Script::new().conversation("E2E-MAIN:import", vec![vec![Block::text("IM-DONE")]]),
     );
     let run = i.claude(mock.base_url(), &i.root, "E2E-MAIN:import", &[]);
@@ -612,7 +612,7 @@ fn replacing_the_builtin_loader_gives_the_chain_and_path_reminders_once() {
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let root = s.root.display().to_string();
-    let mock = MockAnthropic::start(Script::new().conversation(
+    let mock = MockApi::start(Script::new().conversation(
         "E2E-MAIN:own",
         vec![
             vec![Block::tool(
@@ -683,7 +683,7 @@ fn bench_builtin_loader_against_path_reminders() {
             })
             .collect();
         turns.push(vec![Block::text("MEASURE-DONE")]);
-        let mock = MockAnthropic::start(Script::new().conversation("E2E-MAIN:measure", turns));
+        let mock = MockApi::start(Script::new().conversation("E2E-MAIN:measure", turns));
         let run = s.claude(mock.base_url(), &s.root, "E2E-MAIN:measure", &[]);
         assert_eq!(run.code, Some(0), "{}", run.stderr);
         let requests = mock.conversation("E2E-MAIN:measure");
@@ -715,7 +715,7 @@ fn denials_hold_under_accept_edits_and_bypass_permissions() {
     let key = format!("{root}/secrets/key.txt");
     for mode in ["acceptEdits", "bypassPermissions"] {
         let marker = format!("E2E-MAIN:deny-{mode}");
-        let mock = MockAnthropic::start(Script::new().conversation(
+        let mock = MockApi::start(Script::new().conversation(
             &marker,
             vec![
                 vec![Block::tool("Read", json!({"file_path": key}))],

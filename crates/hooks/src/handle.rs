@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::agents_md::{BuiltinLoader, builtin_loader};
 use crate::compose::{ComposeParts, compose};
-use crate::{Host, normalize_tool, tool_paths};
+use crate::{Host, normalize_tool, parse_shell, tool_paths};
 
 /// What a hook call decided: the reply for the agent (none means "carry
 /// on"), and why, line by line, for the log and `--explain`.
@@ -327,13 +327,38 @@ impl Call<'_> {
         // Allowed: no output, so the agent's own permission flow stays in charge.
     }
 
+    /// The paths a tool call names: its path fields, and for a shell tool
+    /// (Claude Code's and Codex's `Bash`) the files its command line names.
+    fn named_paths(&self, outcome: &mut HookOutcome) -> Vec<String> {
+        let input = self.input.tool_input.as_ref().unwrap_or(&Value::Null);
+        let mut paths = tool_paths(input);
+        if let Some(command) = input.get("command").and_then(Value::as_str)
+            && !command.contains("*** Begin Patch")
+        {
+            match parse_shell(command) {
+                Ok(script) => paths.extend(script.named_paths()),
+                Err(error) => outcome.note(format!("shell command not read: {error}")),
+            }
+        }
+        paths
+    }
+
+    /// A path as the tool meant it: `~` is the home directory, relative
+    /// paths are taken against the session's directory.
+    fn absolute(&self, path: &str) -> PathBuf {
+        match (path.strip_prefix("~/"), self.host.home()) {
+            (Some(rest), Some(home)) => home.join(rest),
+            _ => self.cwd.join(path),
+        }
+    }
+
     fn post_tool_use(&self, outcome: &mut HookOutcome) {
-        let paths = tool_paths(self.input.tool_input.as_ref().unwrap_or(&Value::Null));
+        let paths = self.named_paths(outcome);
         if paths.is_empty() {
             outcome.note("no file paths in the tool input: doing nothing");
             return;
         }
-        let targets: Vec<PathBuf> = paths.iter().map(|p| self.cwd.join(p)).collect();
+        let targets: Vec<PathBuf> = paths.iter().map(|p| self.absolute(p)).collect();
         let agents = &self.host.config.agents;
         let home = self.host.home();
         let found = match self.store(outcome) {
@@ -390,14 +415,21 @@ impl Call<'_> {
 
     fn capture(&self, event: &str, outcome: &mut HookOutcome) {
         let config = &self.host.config.agentmem;
-        if event == "Stop" && !config.capture_on_stop {
+        // Codex's Stop is its turn's answer (what `notify` captured); Claude
+        // Code's main answers are kept only when asked for.
+        if event == "Stop" && self.agent == HookAgent::Claude && !config.capture_on_stop {
             outcome.note("Stop: capture is off (agentmem.capture_on_stop: false)");
+            return;
+        }
+        if event == "Stop" && self.input.agent_id.is_some() {
+            outcome.note("Stop of a sub-agent: its SubagentStop captures it");
             return;
         }
         let report = agentctx_agentmem::capture_with_config(
             &agentctx_agentmem::Trigger::hook(self.input.clone()),
             config,
             self.host.home().as_deref(),
+            self.host.codex_home().as_deref(),
         );
         outcome.note(format!("capture: {}", report.line));
         if let Some(log) = agentctx_config::StateLog::new(self.host.env, "agentmem.log") {

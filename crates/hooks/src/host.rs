@@ -57,6 +57,15 @@ impl Host<'_> {
         Ok(Rules::load(&root.root, &self.config.project_agent_rules)?)
     }
 
+    /// Codex's home: `$CODEX_HOME` when absolute, else `~/.codex`.
+    pub fn codex_home(&self) -> Option<PathBuf> {
+        self.env
+            .get("CODEX_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| self.home().map(|h| h.join(".codex")))
+    }
+
     /// Where session state files live.
     pub fn sessions_dir(&self) -> Option<PathBuf> {
         agentctx_config::state_dir(self.env).map(|dir| dir.join("sessions"))

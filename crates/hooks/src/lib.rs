@@ -40,10 +40,12 @@ mod compose;
 mod handle;
 mod host;
 pub mod install;
+mod shell;
 mod tools;
 
 pub use agents_md::{BuiltinLoader, builtin_loader, claude_user_settings};
 pub use compose::{ComposeParts, Composed, Part, PartKind, compose, join};
 pub use handle::{HookOutcome, detect_agent, handle};
 pub use host::{Host, RulesError};
+pub use shell::{ShellCommand, ShellError, ShellScript, ShellWord, parse_shell};
 pub use tools::{normalize_tool, patch_paths, tool_paths};

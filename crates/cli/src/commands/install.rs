@@ -77,6 +77,7 @@ fn run(
         scope,
         program,
         agents_md_plugin_off: args.replace_agents_md_loader,
+        codex_trust: args.trust,
     };
     let changes = if adding {
         plan_install(&request, &places)?
@@ -112,6 +113,14 @@ fn run(
             (HookAgent::Claude, Scope::Shared) => writeln!(
                 out,
                 "note: Claude Code reads a project's .claude/settings.json only in sessions started at the project root; `agentctx install claude` (settings.local.json) works in every subdirectory."
+            )?,
+            (HookAgent::Codex, _) if !args.trust => writeln!(
+                out,
+                "Codex runs these hooks only in a trusted project and once they are trusted: start `codex` in the project and accept \"Hooks need review ... Trust all and continue\" (or run `agentctx install codex --trust` to record the trust now). `codex exec` skips untrusted hooks without a word."
+            )?,
+            (HookAgent::Codex, _) => writeln!(
+                out,
+                "agentctx's hooks are recorded as trusted in Codex's user config; Codex also needs the project trusted (its first start in the project asks)."
             )?,
             _ => {}
         }

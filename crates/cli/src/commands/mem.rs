@@ -55,10 +55,16 @@ pub fn capture(
 ) -> anyhow::Result<Outcome> {
     let line = match read_trigger(args) {
         Ok(trigger) => {
+            let codex_home = inv
+                .env
+                .get("CODEX_HOME")
+                .map(std::path::PathBuf::from)
+                .filter(|p| p.is_absolute());
             capture_with_config(
                 &trigger,
                 &inv.config.config.agentmem,
                 inv.env.home().as_deref(),
+                codex_home.as_deref(),
             )
             .line
         }

@@ -1,6 +1,7 @@
 //! Codex's `hooks.json` (and, for earlier installs, `config.toml`).
 
 use serde_json::{Map, Value, json};
+use sha2::{Digest as _, Sha256};
 
 use super::{hook_command, is_agentctx_command};
 use agentctx_types::HookAgent;
@@ -122,4 +123,175 @@ pub fn edit_codex_toml(text: &str) -> Result<String, String> {
         doc.remove("features");
     }
     Ok(doc.to_string())
+}
+
+/// Codex's name of an event in hook trust keys (`PreToolUse` → `pre_tool_use`).
+fn snake_case(event: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in event.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The hash Codex trusts a hook by: `sha256:` and the hex SHA-256 of the
+/// compact JSON, keys sorted, of `{event_name, hooks: [{async: false,
+/// command, timeout: 600, type: "command"}], matcher}` (matcher only when
+/// the entry has one), as Codex 0.169 computes it (codex-rs/hooks,
+/// engine/discovery.rs); checked against the real Codex by the e2e suite.
+pub fn codex_trust_hash(event: &str, matcher: Option<&str>, command: &str) -> String {
+    let handler = format!(
+        r#"{{"async":false,"command":{},"timeout":600,"type":"command"}}"#,
+        Value::from(command)
+    );
+    let identity = match matcher {
+        Some(matcher) => format!(
+            r#"{{"event_name":{},"hooks":[{handler}],"matcher":{}}}"#,
+            Value::from(snake_case(event)),
+            Value::from(matcher)
+        ),
+        None => format!(
+            r#"{{"event_name":{},"hooks":[{handler}]}}"#,
+            Value::from(snake_case(event))
+        ),
+    };
+    let digest = Sha256::digest(identity.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// agentctx's handlers in a Codex `hooks.json` text as Codex keys their
+/// trust (`<hooks.json>:<event>:<group>:<handler>`), with their hashes.
+pub fn codex_trust_entries(hooks_json: &std::path::Path, text: &str) -> Vec<(String, String)> {
+    let Ok(root) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
+    let mut entries = Vec::new();
+    let Some(hooks) = root.get("hooks").and_then(Value::as_object) else {
+        return entries;
+    };
+    for (event, groups) in hooks {
+        for (g, group) in groups.as_array().into_iter().flatten().enumerate() {
+            let matcher = group.get("matcher").and_then(Value::as_str);
+            for (h, handler) in group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let Some(command) = handler.get("command").and_then(Value::as_str) else {
+                    continue;
+                };
+                if !is_agentctx_command(command) {
+                    continue;
+                }
+                let key = format!("{}:{}:{g}:{h}", hooks_json.display(), snake_case(event));
+                entries.push((key, codex_trust_hash(event, matcher, command)));
+            }
+        }
+    }
+    entries
+}
+
+/// Adds (or removes) `[hooks.state."<key>"] trusted_hash = "..."` tables in
+/// Codex's user `config.toml`, keeping everything else as written.
+pub fn edit_codex_trust(
+    text: Option<&str>,
+    entries: &[(String, String)],
+    adding: bool,
+) -> Result<String, String> {
+    let original = text.unwrap_or("");
+    let mut doc: toml_edit::DocumentMut = original
+        .parse()
+        .map_err(|e| format!("not valid TOML ({e})"))?;
+    if !adding && doc.get("hooks").is_none() {
+        return Ok(original.to_owned());
+    }
+    let hooks = doc
+        .entry("hooks")
+        .or_insert_with(|| {
+            let mut table = toml_edit::Table::new();
+            table.set_implicit(true);
+            toml_edit::Item::Table(table)
+        })
+        .as_table_mut()
+        .ok_or("`hooks` is not a table")?;
+    let state = hooks
+        .entry("state")
+        .or_insert_with(|| {
+            let mut table = toml_edit::Table::new();
+            table.set_implicit(true);
+            toml_edit::Item::Table(table)
+        })
+        .as_table_mut()
+        .ok_or("`hooks.state` is not a table")?;
+    for (key, hash) in entries {
+        if adding {
+            let entry = state
+                .entry(key)
+                .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
+                .as_table_mut()
+                .ok_or_else(|| format!("`hooks.state.\"{key}\"` is not a table"))?;
+            entry.insert("trusted_hash", toml_edit::value(hash.as_str()));
+        } else if state
+            .get(key)
+            .and_then(|t| t.get("trusted_hash"))
+            .and_then(toml_edit::Item::as_str)
+            == Some(hash.as_str())
+        {
+            state.remove(key);
+        }
+    }
+    if state.is_empty() {
+        hooks.remove("state");
+    }
+    if hooks.is_empty() {
+        doc.remove("hooks");
+    }
+    let edited = doc.to_string();
+    if !adding && edited.trim() == original.trim() {
+        return Ok(original.to_owned());
+    }
+    Ok(edited)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_trust_hash_is_over_sorted_compact_json() {
+        // The identity as Codex builds it, hashed here the long way.
+        let identity = r#"{"event_name":"pre_tool_use","hooks":[{"async":false,"command":"a b","timeout":600,"type":"command"}],"matcher":"*"}"#;
+        let digest = Sha256::digest(identity.as_bytes());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            codex_trust_hash("PreToolUse", Some("*"), "a b"),
+            format!("sha256:{hex}")
+        );
+        assert_eq!(snake_case("SubagentStart"), "subagent_start");
+    }
+
+    #[test]
+    fn trust_tables_are_added_and_removed_and_the_rest_stays() {
+        let original = "# mine\nmodel = \"gpt-5.5\"\n";
+        let entries = vec![("/h/hooks.json:stop:0:0".to_owned(), "sha256:ab".to_owned())];
+        let added = edit_codex_trust(Some(original), &entries, true).unwrap();
+        assert!(added.starts_with(original), "{added}");
+        assert!(
+            added
+                .contains("[hooks.state.\"/h/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:ab\""),
+            "{added}"
+        );
+        let removed = edit_codex_trust(Some(&added), &entries, false).unwrap();
+        assert_eq!(removed.trim(), original.trim());
+    }
 }

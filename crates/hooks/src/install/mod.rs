@@ -26,7 +26,9 @@ use std::path::{Path, PathBuf};
 use agentctx_types::HookAgent;
 
 pub use claude::{AGENTS_MD_PLUGIN_OFF, edit_claude_settings};
-pub use codex::{edit_codex_hooks, edit_codex_toml};
+pub use codex::{
+    codex_trust_entries, codex_trust_hash, edit_codex_hooks, edit_codex_toml, edit_codex_trust,
+};
 pub use manifest::{Manifest, ManifestError};
 
 /// Which settings an install writes.
@@ -51,11 +53,14 @@ pub struct Parts {
     pub agents_md_plugin_off: bool,
     /// Codex: `notify` set to `agentctx mem capture`.
     pub notify: bool,
+    /// Codex: agentctx's hooks recorded as trusted in the user config.
+    #[serde(default)]
+    pub codex_trust: bool,
 }
 
 impl Parts {
     fn any(self) -> bool {
-        self.hooks || self.agents_md_plugin_off || self.notify
+        self.hooks || self.agents_md_plugin_off || self.notify || self.codex_trust
     }
 
     fn without(self, other: Self) -> Self {
@@ -63,6 +68,7 @@ impl Parts {
             hooks: self.hooks && !other.hooks,
             agents_md_plugin_off: self.agents_md_plugin_off && !other.agents_md_plugin_off,
             notify: self.notify && !other.notify,
+            codex_trust: self.codex_trust && !other.codex_trust,
         }
     }
 
@@ -71,6 +77,7 @@ impl Parts {
             hooks: self.hooks || other.hooks,
             agents_md_plugin_off: self.agents_md_plugin_off || other.agents_md_plugin_off,
             notify: self.notify || other.notify,
+            codex_trust: self.codex_trust || other.codex_trust,
         }
     }
 }
@@ -88,6 +95,9 @@ pub struct Request {
     /// Claude Code: also switch its built-in AGENTS.md loader off in the
     /// user settings (agentctx then gives the chain and path reminders).
     pub agents_md_plugin_off: bool,
+    /// Codex: record agentctx's hooks as trusted in the user config, with
+    /// the hash Codex computes, as its TUI does when you trust them.
+    pub codex_trust: bool,
 }
 
 /// Where things are.
@@ -330,6 +340,22 @@ fn targets(
                 Scope::Project | Scope::Shared => places.root.join(".codex"),
             };
             targets.push((base.join("hooks.json"), hooks));
+            // Hook trust lives in the user config whatever the scope.
+            let undo_trust = !adding && places.codex_home.is_some();
+            if request.codex_trust || undo_trust {
+                let home = places.codex_home.clone().ok_or_else(|| {
+                    InstallError::Unplaced(
+                        "no $HOME or $CODEX_HOME: Codex's home is unknown".into(),
+                    )
+                })?;
+                targets.push((
+                    home.join("config.toml"),
+                    Parts {
+                        codex_trust: true,
+                        ..Parts::default()
+                    },
+                ));
+            }
         }
     }
     // Two parts in one file (a user install with the plugin option) are one change.
@@ -367,6 +393,10 @@ fn read(path: &Path) -> Result<Option<String>, InstallError> {
     }
 }
 
+/// Codex's trust entries for agentctx's handlers: those of the hooks.json
+/// as install leaves it (installing), or as it is now (uninstalling).
+type TrustEntries = Vec<(String, String)>;
+
 /// Edits `text` of the file at `path` to hold (`adding`) or not hold `parts`.
 fn edit(
     request: &Request,
@@ -374,6 +404,7 @@ fn edit(
     text: Option<&str>,
     parts: Parts,
     adding: bool,
+    trust: &TrustEntries,
 ) -> Result<String, InstallError> {
     let invalid = |message: String| InstallError::Invalid {
         path: path.to_path_buf(),
@@ -383,17 +414,24 @@ fn edit(
         HookAgent::Claude => {
             edit_claude_settings(text, &request.program, parts, adding).map_err(invalid)
         }
+        HookAgent::Codex if parts.codex_trust => {
+            edit_codex_trust(text, trust, adding).map_err(invalid)
+        }
         HookAgent::Codex => edit_codex_hooks(text, &request.program, adding).map_err(invalid),
     }
 }
 
 /// What install would change.
 pub fn plan_install(request: &Request, places: &Places) -> Result<Vec<FileChange>, InstallError> {
-    let mut changes = Vec::new();
+    let mut changes: Vec<FileChange> = Vec::new();
+    let mut trust = TrustEntries::new();
     for (target, parts) in targets(request, places, true)? {
         let path = real_path(&target);
         let before = read(&path)?;
-        let after = edit(request, &path, before.as_deref(), parts, true)?;
+        let after = edit(request, &path, before.as_deref(), parts, true, &trust)?;
+        if parts.hooks && request.agent == HookAgent::Codex {
+            trust = codex_trust_entries(&path, &after);
+        }
         let existing = Manifest::load(&places.manifests, &path)?;
         let unchanged = before.as_deref() == Some(after.as_str());
         let parts_after = existing.as_ref().map_or(parts, |m| m.parts.with(parts));
@@ -425,9 +463,13 @@ pub fn plan_install(request: &Request, places: &Places) -> Result<Vec<FileChange
 /// What uninstall would change.
 pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChange>, InstallError> {
     let mut changes = Vec::new();
+    let mut trust = TrustEntries::new();
     for (target, parts) in targets(request, places, false)? {
         let path = real_path(&target);
         let before = read(&path)?;
+        if parts.hooks && request.agent == HookAgent::Codex {
+            trust = codex_trust_entries(&path, before.as_deref().unwrap_or(""));
+        }
         let manifest = Manifest::load(&places.manifests, &path)?;
         // Without a manifest only the hooks are ours for sure.
         let removing = match &manifest {
@@ -436,6 +478,7 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
                 agents_md_plugin_off: m.parts.agents_md_plugin_off
                     && (parts.agents_md_plugin_off || parts.hooks),
                 notify: m.parts.notify,
+                codex_trust: m.parts.codex_trust && (parts.codex_trust || parts.hooks),
             },
             None => Parts {
                 hooks: parts.hooks,
@@ -452,7 +495,7 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
             before.as_deref().map(manifest::sha256) == Some(m.installed_sha256.clone())
                 && match m.original.as_deref() {
                     None => true,
-                    Some(original) => edit(request, &path, Some(original), removing, false)
+                    Some(original) => edit(request, &path, Some(original), removing, false, &trust)
                         .is_ok_and(|cleaned| cleaned == original),
                 }
         });
@@ -462,7 +505,7 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
             }
             (_, None) => (None, ChangeKind::Unchanged),
             (_, Some(text)) => {
-                let edited = edit(request, &path, Some(text), removing, false)?;
+                let edited = edit(request, &path, Some(text), removing, false, &trust)?;
                 if edited == text {
                     (Some(edited), ChangeKind::Unchanged)
                 } else {

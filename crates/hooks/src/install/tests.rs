@@ -31,6 +31,7 @@ fn request(agent: HookAgent, scope: Scope) -> Request {
         scope,
         program: "/opt/agentctx/bin/agentctx".into(),
         agents_md_plugin_off: false,
+        codex_trust: false,
     }
 }
 
@@ -287,4 +288,29 @@ fn the_program_must_be_a_binary_that_stays() {
     assert!(error.contains("no longer exists"), "{error}");
     let ok = hook_program(&exe, Path::new("/nonexistent-temp")).unwrap();
     assert!(ok.ends_with("/agentctx"));
+}
+
+#[test]
+fn codex_trust_is_recorded_in_the_user_config_and_taken_out_again() {
+    let f = fixture();
+    let config = f.places.codex_home.clone().unwrap().join("config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let original = "model = \"gpt-5.5\" # mine\n";
+    std::fs::write(&config, original).unwrap();
+    let mut r = request(HookAgent::Codex, Scope::Project);
+    r.codex_trust = true;
+    install(&r, &f.places);
+    let text = std::fs::read_to_string(&config).unwrap();
+    let hooks = f.places.root.join(".codex/hooks.json");
+    let key = format!("[hooks.state.\"{}:pre_tool_use:0:0\"]", hooks.display());
+    assert!(text.contains(&key), "{text}");
+    assert_eq!(
+        text.matches("trusted_hash = \"sha256:").count(),
+        6,
+        "{text}"
+    );
+    r.codex_trust = false;
+    uninstall(&r, &f.places);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+    assert!(!hooks.exists());
 }

@@ -1,6 +1,7 @@
-//! A stand-in for the Anthropic Messages API: streaming (SSE) answers from
-//! a script, minimal answers to Claude Code's side requests, every request
-//! recorded.
+//! A stand-in for the model APIs the agents call: Anthropic's Messages API
+//! (`POST /v1/messages`, Claude Code) and OpenAI's Responses API
+//! (`POST /v1/responses`, Codex). Streaming (SSE) answers from a script,
+//! minimal answers to side requests, every request recorded.
 
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -58,13 +59,38 @@ impl Script {
     }
 
     fn answer(&self, request: &Value) -> (Option<String>, Vec<Block>) {
-        let messages = request["messages"].as_array().cloned().unwrap_or_default();
-        let first = messages
-            .iter()
-            .find(|m| m["role"] == "user")
-            .map(text_of_message)
+        // Messages API: `messages`; Responses API: `input` items.
+        let items = request["messages"]
+            .as_array()
+            .or(request["input"].as_array())
+            .cloned()
             .unwrap_or_default();
-        let turn = messages.iter().filter(|m| m["role"] == "assistant").count();
+        let users: Vec<String> = items
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .map(text_of_message)
+            .collect();
+        // The first user message that holds a marker (Codex sends its
+        // AGENTS.md and environment as user messages before the prompt).
+        let first = users
+            .iter()
+            .find(|text| {
+                self.conversations
+                    .iter()
+                    .any(|(m, _)| text.contains(m.as_str()))
+            })
+            .cloned()
+            .unwrap_or_default();
+        let turn = items
+            .iter()
+            .filter(|m| {
+                m["role"] == "assistant"
+                    || matches!(
+                        m["type"].as_str(),
+                        Some("function_call" | "custom_tool_call" | "tool_search_call")
+                    )
+            })
+            .count();
         // The longest marker wins, so `X:one` is not taken for `X:o`.
         let mut candidates: Vec<&(String, Vec<Vec<Block>>)> = self
             .conversations
@@ -72,13 +98,37 @@ impl Script {
             .filter(|(marker, _)| first.contains(marker.as_str()))
             .collect();
         candidates.sort_by_key(|(marker, _)| std::cmp::Reverse(marker.len()));
+        // `{{SPAWNED_AGENT}}` in a tool input: the id of the sub-agent the
+        // conversation last spawned (Codex's `spawn_agent` answers
+        // `{"agent_id": ...}`), so `wait_agent` can name it.
+        let spawned = items
+            .iter()
+            .rev()
+            .filter(|i| i["type"] == "function_call_output")
+            .filter_map(|i| i["output"].as_str())
+            .filter_map(|o| serde_json::from_str::<Value>(o).ok())
+            .find_map(|o| o["agent_id"].as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let fill = |block: Block| match block {
+            Block::Tool { name, input } => Block::Tool {
+                name,
+                input: serde_json::from_str(
+                    &input.to_string().replace("{{SPAWNED_AGENT}}", &spawned),
+                )
+                .unwrap_or(input),
+            },
+            text => text,
+        };
         match candidates.first() {
             Some((marker, turns)) => (
                 Some(marker.clone()),
                 turns
                     .get(turn)
                     .cloned()
-                    .unwrap_or_else(|| vec![Block::text("DONE")]),
+                    .unwrap_or_else(|| vec![Block::text("DONE")])
+                    .into_iter()
+                    .map(fill)
+                    .collect(),
             ),
             None => (None, vec![Block::text("ok")]),
         }
@@ -97,14 +147,14 @@ pub struct Recorded {
 }
 
 /// The mock server; stops when dropped.
-pub struct MockAnthropic {
+pub struct MockApi {
     url: String,
     requests: Arc<Mutex<Vec<Recorded>>>,
     server: Arc<tiny_http::Server>,
     thread: Option<JoinHandle<()>>,
 }
 
-impl MockAnthropic {
+impl MockApi {
     /// Starts the mock on a free port of 127.0.0.1.
     pub fn start(script: Script) -> Self {
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind 127.0.0.1"));
@@ -119,15 +169,25 @@ impl MockAnthropic {
                 let _ = request.as_reader().read_to_string(&mut body);
                 let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
                 let path = request.url().to_owned();
+                let post = request.method() == &tiny_http::Method::Post;
                 let (conversation, reply) = if path.contains("count_tokens") {
                     (None, Reply::Json(json!({"input_tokens": 100})))
-                } else if request.method() == &tiny_http::Method::Post
-                    && path.starts_with("/v1/messages")
-                {
+                } else if post && path.starts_with("/v1/messages") {
                     let (conversation, blocks) = script.answer(&body);
                     let id = format!("{:02}", counter);
                     let stream = body["stream"] == true;
                     (conversation, Reply::message(&body, &blocks, &id, stream))
+                } else if post && path.starts_with("/v1/responses") {
+                    let (conversation, blocks) = script.answer(&body);
+                    (
+                        conversation,
+                        Reply::response(&blocks, &format!("{counter:02}")),
+                    )
+                } else if path.starts_with("/v1/models") {
+                    (
+                        None,
+                        Reply::Json(json!({"object": "list", "data": [], "models": []})),
+                    )
                 } else {
                     (None, Reply::Json(json!({})))
                 };
@@ -176,7 +236,7 @@ impl MockAnthropic {
     }
 }
 
-impl Drop for MockAnthropic {
+impl Drop for MockApi {
     fn drop(&mut self) {
         self.server.unblock();
         if let Some(thread) = self.thread.take() {
@@ -266,13 +326,91 @@ impl Reply {
     }
 }
 
+impl Reply {
+    /// A Responses API stream: `response.created`, one
+    /// `response.output_item.done` per block, `response.completed`. A tool
+    /// named `apply_patch` is Codex's freeform tool (`custom_tool_call`
+    /// whose `input` is the patch, given as the input's `patch` string);
+    /// every other tool is a `function_call` with JSON `arguments`.
+    fn response(blocks: &[Block], id: &str) -> Self {
+        let mut events =
+            vec![json!({"type": "response.created", "response": {"id": format!("resp_e2e_{id}")}})];
+        for (i, block) in blocks.iter().enumerate() {
+            let call_id = format!("call_e2e_{id}_{i}");
+            let item = match block {
+                Block::Text(text) => json!({
+                    "type": "message", "role": "assistant", "id": format!("msg_e2e_{id}_{i}"),
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }),
+                Block::Tool { name, input } if name == "apply_patch" => json!({
+                    "type": "custom_tool_call", "id": format!("ctc_e2e_{id}_{i}"), "call_id": call_id,
+                    "name": name, "input": input["patch"].as_str().unwrap_or_default(),
+                }),
+                Block::Tool { name, input } if name == "tool_search" => json!({
+                    "type": "tool_search_call", "id": format!("tsc_e2e_{id}_{i}"), "call_id": call_id,
+                    "status": "completed", "execution": "client", "arguments": input,
+                }),
+                // `namespace.tool` is a namespaced tool (Codex's `multi_agent_v1`).
+                Block::Tool { name, input } => match name.split_once('.') {
+                    Some((namespace, tool)) => json!({
+                        "type": "function_call", "id": format!("fc_e2e_{id}_{i}"), "call_id": call_id,
+                        "name": tool, "namespace": namespace, "arguments": input.to_string(),
+                    }),
+                    None => json!({
+                        "type": "function_call", "id": format!("fc_e2e_{id}_{i}"), "call_id": call_id,
+                        "name": name, "arguments": input.to_string(),
+                    }),
+                },
+            };
+            events.push(
+                json!({"type": "response.output_item.done", "output_index": i, "item": item}),
+            );
+        }
+        events.push(json!({"type": "response.completed", "response": {
+            "id": format!("resp_e2e_{id}"),
+            "usage": {"input_tokens": 50, "input_tokens_details": {"cached_tokens": 0},
+                      "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0},
+                      "total_tokens": 60},
+        }}));
+        Self::Sse(
+            events
+                .into_iter()
+                .map(|data| {
+                    format!(
+                        "event: {}\ndata: {data}\n\n",
+                        data["type"].as_str().unwrap_or("")
+                    )
+                })
+                .collect(),
+        )
+    }
+}
+
 fn text_of_message(message: &Value) -> String {
+    // Responses API items that are not messages.
+    match message["type"].as_str() {
+        Some("function_call") => {
+            return message["arguments"].as_str().unwrap_or_default().to_owned();
+        }
+        Some("custom_tool_call") => {
+            return message["input"].as_str().unwrap_or_default().to_owned();
+        }
+        Some("function_call_output" | "custom_tool_call_output") => {
+            return match &message["output"] {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+        }
+        _ => {}
+    }
     match &message["content"] {
         Value::String(text) => text.clone(),
         Value::Array(blocks) => blocks
             .iter()
             .map(|b| match b["type"].as_str() {
-                Some("text") => b["text"].as_str().unwrap_or_default().to_owned(),
+                Some("text" | "input_text" | "output_text") => {
+                    b["text"].as_str().unwrap_or_default().to_owned()
+                }
                 Some("tool_result") => match &b["content"] {
                     Value::String(t) => t.clone(),
                     Value::Array(parts) => parts
@@ -302,7 +440,13 @@ pub fn text_of_request(request: &Value) -> String {
             .join("\n"),
         _ => String::new(),
     };
-    for message in request["messages"].as_array().into_iter().flatten() {
+    let items = request["messages"]
+        .as_array()
+        .or(request["input"].as_array());
+    if let Some(instructions) = request["instructions"].as_str() {
+        text.push_str(instructions);
+    }
+    for message in items.into_iter().flatten() {
         text.push('\n');
         text.push_str(&text_of_message(message));
     }
