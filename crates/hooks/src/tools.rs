@@ -12,13 +12,7 @@ use serde_json::Value;
 /// assert_eq!(normalize_tool("Read"), "Read");
 /// ```
 pub fn normalize_tool(name: &str) -> String {
-    match name
-        .strip_prefix("mcp__")
-        .and_then(|rest| rest.split_once("__"))
-    {
-        Some((server, tool)) => format!("{server}/{tool}"),
-        None => name.to_owned(),
-    }
+    agentctx_types::normalize_tool_name(name)
 }
 
 /// The headers of a Codex `apply_patch` patch that name a file.

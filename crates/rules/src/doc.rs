@@ -37,6 +37,8 @@ pub struct RuleDoc {
     pub exclude: Vec<Entry>,
     /// Overrides for the project file list.
     pub file_list: FileListOverrides,
+    /// Strict mode.
+    pub strict: bool,
 }
 
 impl RuleDoc {
@@ -51,6 +53,7 @@ impl RuleDoc {
             include: rules.file_patterns.include.as_deref().map(entries),
             exclude: entries(&rules.file_patterns.exclude),
             file_list: rules.file_list.clone(),
+            strict: rules.strict,
         }
     }
 
@@ -66,6 +69,7 @@ impl RuleDoc {
                 exclude: texts(&self.exclude),
             },
             file_list: self.file_list.clone(),
+            strict: self.strict,
         }
     }
 }

@@ -222,7 +222,8 @@ impl Rules {
     /// Whether `tool` (`server/tool` for MCP tools, the bare name for
     /// built-ins) may be called, and why.
     pub fn check_tool(&self, tool: &str) -> RuleDecision {
-        let tool = tool.trim();
+        let normalized = agentctx_types::normalize_tool_name(tool);
+        let tool = normalized.as_str();
         let decide = |allowed: bool, rule: DecisionRule, entry: Option<&Entry>, message: String| {
             RuleDecision {
                 subject: DecisionSubject::Tool,
@@ -380,16 +381,63 @@ impl FileChecker<'_> {
                 ),
             );
         }
-        let normalized;
-        let relative: &Path = if is_clean_relative(path) {
-            path
-        } else {
-            normalized = normalize_lexically(&rules.root.join(path));
-            match normalized.strip_prefix(&rules.root) {
-                Ok(relative) => relative,
-                Err(_) => return outside_root(rules, &item, None, decide),
-            }
+        if is_clean_relative(path) {
+            return self.check_inside(path, &item, &decide);
+        }
+        // `..`, `.`, an absolute path: judged as written (normalized) and
+        // where the kernel would go (symlinks resolved component by
+        // component, so `link/../x` is judged beside the link's target);
+        // both must allow.
+        let raw = rules.root.join(path);
+        let lexical = normalize_lexically(&raw);
+        let written = match lexical.strip_prefix(&rules.root) {
+            Ok(relative) => self.check_inside(relative, &item, &decide),
+            Err(_) => outside_root(rules, &item, None, &decide),
         };
+        if !written.allowed {
+            return written;
+        }
+        match crate::paths::physical_path(&raw) {
+            OnDisk::Unresolvable => decide(
+                false,
+                DecisionRule::UnresolvableLink,
+                None,
+                None,
+                format!(
+                    "`{item}` is denied: a symlink on it cannot be resolved (dangling or a loop)"
+                ),
+            ),
+            OnDisk::Resolved(real) if real != lexical => {
+                let physical = match real.strip_prefix(&rules.root) {
+                    Ok(relative) => {
+                        let (allowed, rule, entry) =
+                            match_patterns(rules, relative, &mut self.scratch);
+                        (!allowed).then(|| {
+                            decide(
+                                false,
+                                rule,
+                                entry,
+                                Some(&real),
+                                deny_message(&item, rule, entry, Some(&real), rules),
+                            )
+                        })
+                    }
+                    Err(_) => Some(outside_root(rules, &item, Some(&real), &decide))
+                        .filter(|d| !d.allowed),
+                };
+                physical.unwrap_or(written)
+            }
+            _ => written,
+        }
+    }
+
+    /// A path relative to the root: the patterns on the path as written,
+    /// then on where its symlinks lead.
+    fn check_inside<F>(&mut self, relative: &Path, item: &str, decide: &F) -> RuleDecision
+    where
+        F: Fn(bool, DecisionRule, Option<&Entry>, Option<&Path>, String) -> RuleDecision,
+    {
+        let rules = self.rules;
         let written = match_patterns(rules, relative, &mut self.scratch);
         if !written.0 {
             let (_, rule, entry) = written;
@@ -398,7 +446,7 @@ impl FileChecker<'_> {
                 rule,
                 entry,
                 None,
-                deny_message(&item, rule, entry, None, rules),
+                deny_message(item, rule, entry, None, rules),
             );
         }
         match self.links.scan(&rules.root, relative) {
@@ -409,7 +457,7 @@ impl FileChecker<'_> {
                     rule,
                     entry,
                     None,
-                    allow_message(&item, rule, entry, rules),
+                    allow_message(item, rule, entry, rules),
                 )
             }
             OnDisk::Unresolvable => decide(
@@ -423,7 +471,7 @@ impl FileChecker<'_> {
             ),
             OnDisk::Resolved(real) => {
                 let Ok(real_relative) = real.strip_prefix(&rules.root) else {
-                    return outside_root(rules, &item, Some(&real), decide);
+                    return outside_root(rules, item, Some(&real), decide);
                 };
                 let (allowed, rule, entry) =
                     match_patterns(rules, real_relative, &mut self.scratch);
@@ -434,7 +482,7 @@ impl FileChecker<'_> {
                         rule,
                         entry,
                         Some(&real),
-                        allow_message(&item, rule, entry, rules),
+                        allow_message(item, rule, entry, rules),
                     )
                 } else {
                     decide(
@@ -442,7 +490,7 @@ impl FileChecker<'_> {
                         rule,
                         entry,
                         Some(&real),
-                        deny_message(&item, rule, entry, Some(&real), rules),
+                        deny_message(item, rule, entry, Some(&real), rules),
                     )
                 }
             }
@@ -453,7 +501,7 @@ impl FileChecker<'_> {
 /// A path outside the root. Only `include` speaks about where the agent may
 /// work, so only an include list denies it; without one (no rule file at
 /// all, or only excludes, which name paths in the project) it is allowed.
-fn outside_root<F>(rules: &Rules, item: &str, real: Option<&Path>, decide: F) -> RuleDecision
+fn outside_root<F>(rules: &Rules, item: &str, real: Option<&Path>, decide: &F) -> RuleDecision
 where
     F: Fn(bool, DecisionRule, Option<&Entry>, Option<&Path>, String) -> RuleDecision,
 {

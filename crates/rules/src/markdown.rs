@@ -28,18 +28,42 @@ fn level_number(level: HeadingLevel) -> u8 {
 }
 
 fn classify(heading: &str, inside_file_patterns: bool) -> Section {
-    let name = heading
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase();
-    match name.as_str() {
-        "allowed tools" => Section::AllowedTools,
-        "denied tools" => Section::DeniedTools,
-        "file patterns" => Section::FilePatterns,
+    match canonical(heading).as_str() {
+        "allowedtool" => Section::AllowedTools,
+        "deniedtool" => Section::DeniedTools,
+        "filepattern" => Section::FilePatterns,
         "include" if inside_file_patterns => Section::Include,
         "exclude" if inside_file_patterns => Section::Exclude,
         _ => Section::Other,
+    }
+}
+
+/// A heading reduced to what tells sections apart: letters and digits,
+/// lowercased (Unicode), a plural `s` dropped. `Denied Tools`, `Denied
+/// Tools:`, `Denied Tool`, `DeniedTools` and `denied  tools` are one name,
+/// so a near miss is read as meant (and lint says so) instead of being
+/// silently taken as prose.
+fn canonical(heading: &str) -> String {
+    let letters: String = heading
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    letters
+        .strip_suffix('s')
+        .map(str::to_owned)
+        .unwrap_or(letters)
+}
+
+/// The exact spelling of each section heading.
+fn spelling(section: Section) -> Option<&'static str> {
+    match section {
+        Section::AllowedTools => Some("Allowed Tools"),
+        Section::DeniedTools => Some("Denied Tools"),
+        Section::FilePatterns => Some("File Patterns"),
+        Section::Include => Some("Include"),
+        Section::Exclude => Some("Exclude"),
+        Section::Other => None,
     }
 }
 
@@ -83,8 +107,11 @@ impl ItemText {
     }
 }
 
-/// Parses a Markdown rule file. Markdown cannot fail to parse.
-pub fn parse(text: &str) -> RuleDoc {
+/// Parses a Markdown rule file. Markdown cannot fail to parse; a section
+/// heading spelled unlike its documented form (`## Denied Tools:`) is read
+/// as that section, and reported in the returned notes (line, message).
+pub fn parse(text: &str) -> (RuleDoc, Vec<(u64, String)>) {
+    let mut notes = Vec::new();
     let line_starts: Vec<usize> = std::iter::once(0)
         .chain(text.match_indices('\n').map(|(i, _)| i + 1))
         .collect();
@@ -100,6 +127,7 @@ pub fn parse(text: &str) -> RuleDoc {
     // Open headings: (level, section).
     let mut headings: Vec<(u8, Section)> = Vec::new();
     let mut heading_text: Option<(u8, String)> = None;
+    let mut heading_line = 0;
     // Items being read, innermost last; `None` once a nested list started.
     let mut items: Vec<Option<ItemText>> = Vec::new();
 
@@ -107,12 +135,29 @@ pub fn parse(text: &str) -> RuleDoc {
         match event {
             Event::Start(Tag::Heading { level, .. }) => {
                 heading_text = Some((level_number(level), String::new()));
+                heading_line = line_at(range.start);
             }
             Event::End(TagEnd::Heading(_)) => {
                 if let Some((level, name)) = heading_text.take() {
                     headings.retain(|(l, _)| *l < level);
                     let inside = headings.iter().any(|(_, s)| *s == Section::FilePatterns);
                     let section = classify(&name, inside);
+                    if let Some(exact) = spelling(section)
+                        && name
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                            .to_lowercase()
+                            != exact.to_lowercase()
+                    {
+                        notes.push((
+                            heading_line,
+                            format!(
+                                "heading `{}` is read as `{exact}`; write it so",
+                                name.trim()
+                            ),
+                        ));
+                    }
                     // The heading alone makes the list present: an `Allowed
                     // Tools` section with no items allows no tool, as an
                     // empty YAML list does.
@@ -155,7 +200,7 @@ pub fn parse(text: &str) -> RuleDoc {
             _ => {}
         }
     }
-    doc
+    (doc, notes)
 }
 
 fn push_text(

@@ -56,10 +56,24 @@ pub fn parse_rule_file(path: &Path) -> Result<ParsedRuleFile, RuleFileError> {
             message: "not valid UTF-8".to_owned(),
         }
     })?;
+    // A byte-order mark is not part of the first line (a heading there
+    // would otherwise not be a heading).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let format = format_of(path);
     let (doc, warnings) = match format {
-        RuleFileFormat::Yaml => crate::yaml::parse(path, &text)?,
-        RuleFileFormat::Markdown => (crate::markdown::parse(&text), Vec::new()),
+        RuleFileFormat::Yaml => crate::yaml::parse(path, text)?,
+        RuleFileFormat::Markdown => {
+            let (doc, notes) = crate::markdown::parse(text);
+            let warnings = notes
+                .into_iter()
+                .map(|(line, message)| crate::doc::RuleWarning {
+                    path: path.to_path_buf(),
+                    line: Some(line),
+                    message,
+                })
+                .collect();
+            (doc, warnings)
+        }
     };
     Ok(ParsedRuleFile {
         path: path.to_path_buf(),

@@ -17,7 +17,10 @@ pub enum ToolPattern {
 
 impl ToolPattern {
     pub fn parse(entry: &str) -> Self {
-        let entry = entry.trim();
+        // `mcp__server__tool` (Claude Code's spelling) is `server/tool`;
+        // `mcp__server__*` is `server/*`.
+        let normalized = agentctx_types::normalize_tool_name(entry);
+        let entry = normalized.as_str();
         if entry == "*" {
             return Self::Any;
         }

@@ -18,6 +18,7 @@ struct YamlRules {
     denied_tools: Vec<Spanned<String>>,
     file_patterns: YamlPatterns,
     file_list: YamlFileList,
+    strict: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -46,6 +47,7 @@ struct KnownKeys {
     denied_tools: Option<IgnoredAny>,
     file_patterns: Option<KnownPatternKeys>,
     file_list: Option<KnownFileListKeys>,
+    strict: Option<IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -138,6 +140,7 @@ pub fn parse(path: &Path, text: &str) -> Result<(RuleDoc, Vec<RuleWarning>), Rul
             max_depth: parsed.file_list.max_depth,
             format: parsed.file_list.format,
         },
+        strict: parsed.strict,
     };
     Ok((doc, warnings))
 }

@@ -57,7 +57,7 @@ pub use reminder::{ReminderEnvelope, system_reminder};
 pub use rules::{
     DEFAULT_RULE_FILES, DecisionRule, DecisionSubject, FileListOverrides, FilePatterns,
     OnRuleError, ProjectAgentRulesConfig, RuleDecision, RuleFileFormat, RuleSet, RulesReport,
-    RulesSource,
+    RulesSource, normalize_tool_name,
 };
 pub use schema::{SCHEMA_NAMES, schema_named};
 pub use session::{FileId, LoadedVersion, SESSION_STATE_VERSION, SessionState};

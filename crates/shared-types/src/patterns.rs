@@ -33,8 +33,8 @@ pub fn expand_pattern(pattern: &str) -> Vec<String> {
     }
 }
 
-/// A list of patterns compiled into one matcher: deciding a path costs one
-/// set lookup whatever the number of patterns.
+/// A list of patterns compiled into a matcher: deciding a path costs a few
+/// set lookups whatever the number of patterns.
 ///
 /// ```
 /// use agentctx_types::PatternSet;
@@ -45,11 +45,19 @@ pub fn expand_pattern(pattern: &str) -> Vec<String> {
 /// ```
 #[derive(Clone, Debug)]
 pub struct PatternSet {
-    set: GlobSet,
-    /// For each glob in `set`, the index of the pattern it came from.
+    /// The globs in sets of at most [`CHUNK`]: one set of thousands of
+    /// globs fails to build ("error building NFA"), chunks never do.
+    sets: Vec<GlobSet>,
+    /// For each glob, in order across the sets, the index of its pattern.
     owner: Vec<usize>,
     len: usize,
+    /// Paths are folded (Unicode lowercase, NFC) before matching.
+    fold: bool,
 }
+
+/// Globs per compiled set. A set of a few hundred globs builds in
+/// milliseconds; 10,000 patterns become about 80 sets.
+const CHUNK: usize = 256;
 
 /// A pattern that is not a valid glob.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,19 +68,38 @@ pub struct BadPattern {
     pub message: String,
 }
 
+/// `text` in the form case-insensitive matching compares: Unicode
+/// canonical composition (NFC, so an `é` typed as `e` and a combining
+/// accent on a normalizing file system is one letter) and Unicode
+/// lowercase (so `École` and `ÉCOLE` are `école`).
+pub fn fold_case(text: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_normalization::UnicodeNormalization as _;
+    if text.is_ascii() {
+        // globset folds ASCII itself.
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(text.nfc().collect::<String>().to_lowercase())
+}
+
 impl PatternSet {
     /// Compiles `patterns`; `case_insensitive` for exclude lists (so `.ENV`
-    /// cannot slip past `**/.env` on a case-insensitive file system).
+    /// cannot slip past `**/.env`, nor `École/` past `école/`, on a
+    /// case-insensitive or normalizing file system).
     pub fn compile<'a>(
         patterns: impl IntoIterator<Item = &'a str>,
         case_insensitive: bool,
     ) -> Result<Self, BadPattern> {
-        let mut builder = GlobSetBuilder::new();
+        let mut globs = Vec::new();
         let mut owner = Vec::new();
         let mut len = 0;
         for (index, pattern) in patterns.into_iter().enumerate() {
             len = index + 1;
-            for glob in expand_pattern(pattern) {
+            let folded = if case_insensitive {
+                fold_case(pattern)
+            } else {
+                std::borrow::Cow::Borrowed(pattern)
+            };
+            for glob in expand_pattern(&folded) {
                 let compiled = GlobBuilder::new(&glob)
                     .literal_separator(true)
                     .case_insensitive(case_insensitive)
@@ -82,32 +109,61 @@ impl PatternSet {
                         index,
                         message: e.kind().to_string(),
                     })?;
-                builder.add(compiled);
+                globs.push(compiled);
                 owner.push(index);
             }
         }
-        let set = builder.build().map_err(|e| BadPattern {
-            index: 0,
-            message: e.to_string(),
-        })?;
-        Ok(Self { set, owner, len })
+        let mut sets = Vec::new();
+        for (chunk_index, chunk) in globs.chunks(CHUNK).enumerate() {
+            let mut builder = GlobSetBuilder::new();
+            for glob in chunk {
+                builder.add(glob.clone());
+            }
+            let set = builder.build().map_err(|e| BadPattern {
+                index: owner.get(chunk_index * CHUNK).copied().unwrap_or(0),
+                message: e.to_string(),
+            })?;
+            sets.push(set);
+        }
+        Ok(Self {
+            sets,
+            owner,
+            len,
+            fold: case_insensitive,
+        })
     }
 
     /// The index of the first pattern (in list order) that matches
     /// `relative`, a path relative to the root. `scratch` is reused between
     /// calls to avoid an allocation per path.
     pub fn first_match(&self, relative: &Path, scratch: &mut Vec<usize>) -> Option<usize> {
-        self.set.matches_into(relative, scratch);
-        scratch
-            .iter()
-            .filter_map(|glob| self.owner.get(*glob))
-            .min()
-            .copied()
+        let folded;
+        let relative = match (self.fold, relative.to_str()) {
+            (true, Some(text)) if !text.is_ascii() => {
+                folded = fold_case(text).into_owned();
+                Path::new(&folded)
+            }
+            _ => relative,
+        };
+        let mut best: Option<usize> = None;
+        for (chunk, set) in self.sets.iter().enumerate() {
+            set.matches_into(relative, scratch);
+            let found = scratch
+                .iter()
+                .filter_map(|glob| self.owner.get(chunk * CHUNK + glob))
+                .min()
+                .copied();
+            best = match (best, found) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        best
     }
 
     /// Whether any pattern matches `relative`.
     pub fn is_match(&self, relative: &Path) -> bool {
-        self.set.is_match(relative)
+        self.first_match(relative, &mut Vec::new()).is_some()
     }
 
     /// How many patterns were compiled.
@@ -176,5 +232,45 @@ mod tests {
         );
         let bad = PatternSet::compile(["ok", "a["], false).unwrap_err();
         assert_eq!(bad.index, 1);
+    }
+
+    #[test]
+    fn ten_thousand_patterns_compile_and_decide_like_ten() {
+        let many: Vec<String> = (0..10_000).map(|i| format!("generated/dir{i}/")).collect();
+        let long: Vec<String> = (0..2_000)
+            .map(|i| format!("some/rather/long/prefix/{i}/with/more/segments/*.secret"))
+            .collect();
+        for list in [&many, &long] {
+            let set = PatternSet::compile(list.iter().map(String::as_str), true).unwrap();
+            assert_eq!(set.len(), list.len());
+        }
+        let set = PatternSet::compile(many.iter().map(String::as_str), true).unwrap();
+        assert_eq!(
+            set.first_match(Path::new("generated/dir9999/x"), &mut Vec::new()),
+            Some(9999)
+        );
+        assert_eq!(
+            set.first_match(Path::new("generated/dir42/x"), &mut Vec::new()),
+            Some(42)
+        );
+        assert_eq!(
+            set.first_match(Path::new("src/main.rs"), &mut Vec::new()),
+            None
+        );
+    }
+
+    #[test]
+    fn case_folding_is_unicode_and_normalized() {
+        let set = PatternSet::compile(["école/"], true).unwrap();
+        for path in [
+            "école/x",
+            "École/x",
+            "ÉCOLE/x",
+            "E\u{301}cole/x",
+            "e\u{301}cole/x",
+        ] {
+            assert!(set.is_match(Path::new(path)), "{path}");
+        }
+        assert!(!set.is_match(Path::new("ecole/x")));
     }
 }

@@ -17,6 +17,15 @@ pub struct ProjectAgentRulesConfig {
     pub default_rules: RuleSet,
     /// What a rule file that cannot be read or parsed means.
     pub on_error: OnRuleError,
+    /// Strict mode for every project (a rule file can also ask for it with
+    /// `strict: true`): what cannot be verified is denied. docs/SECURITY.md.
+    pub strict: bool,
+    /// Deny writes to the rule files, agentctx's config and the agents' hook
+    /// settings, so an agent cannot switch its own rules off.
+    pub protect_config: bool,
+    /// In strict mode, paths outside the project root that stay allowed:
+    /// the agents' own state folders (patterns; `~/` is the home directory).
+    pub strict_allowed_outside: Vec<String>,
 }
 
 /// What a broken rule file (unreadable, invalid YAML, wrong types, invalid
@@ -45,6 +54,9 @@ impl Default for ProjectAgentRulesConfig {
             rule_files: DEFAULT_RULE_FILES.iter().map(|f| (*f).to_owned()).collect(),
             default_rules: RuleSet::default(),
             on_error: OnRuleError::DefaultRules,
+            strict: false,
+            protect_config: true,
+            strict_allowed_outside: vec!["~/.claude/projects/*/memory/**".to_owned()],
         }
     }
 }
@@ -66,6 +78,10 @@ pub struct RuleSet {
     pub file_patterns: FilePatterns,
     /// Overrides for the project file list.
     pub file_list: FileListOverrides,
+    /// Strict mode: what cannot be verified (a shell command with
+    /// expansions, a path outside the root, a hard-linked file) is denied.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub strict: bool,
 }
 
 /// `file_patterns`: gitignore-like globs relative to the project root.
@@ -210,4 +226,28 @@ pub struct RuleDecision {
     pub resolved: Option<String>,
     /// One sentence for people and models.
     pub message: String,
+}
+
+/// A tool's name in the rules' language: MCP tools as `server/tool`,
+/// built-ins as they are. Claude Code spells MCP tools
+/// `mcp__server__tool`; rules, `check-tool` and the hooks all accept both
+/// spellings and compare this form.
+///
+/// ```
+/// use agentctx_types::normalize_tool_name;
+/// assert_eq!(normalize_tool_name("mcp__github__delete_file"), "github/delete_file");
+/// assert_eq!(normalize_tool_name("github/delete_file"), "github/delete_file");
+/// assert_eq!(normalize_tool_name(" Read "), "Read");
+/// ```
+pub fn normalize_tool_name(name: &str) -> String {
+    let name = name.trim();
+    match name
+        .strip_prefix("mcp__")
+        .and_then(|rest| rest.split_once("__"))
+    {
+        Some((server, tool)) if !server.is_empty() && !tool.is_empty() => {
+            format!("{server}/{tool}")
+        }
+        _ => name.to_owned(),
+    }
 }
