@@ -106,22 +106,29 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
     });
     let config = match loaded {
         Ok(config) => config,
-        // A hook must never break the agent: it runs on defaults and logs
-        // the problem instead of exiting 2.
+        // A hook must never break the agent: it runs on every value that is
+        // valid (the rules' policy included) and logs the problem instead
+        // of exiting 2.
         Err(error) if agent_entry => {
             let log = if matches!(cli.command, Command::Hook(_)) {
                 "hook.log"
             } else {
                 "agentmem.log"
             };
+            let (salvaged, _) = config::load_salvaging(&ConfigRequest {
+                cwd: &cwd,
+                config_file: config_file.as_deref(),
+                sets: &cli.global.set,
+                env: &env,
+            });
             commands::mem::log_in(
                 &env,
-                &Default::default(),
+                &salvaged.config.agentmem,
                 log,
-                &[format!("config error, using defaults: {error}")],
+                &[format!("config error, bad values dropped: {error}")],
                 true,
             );
-            config::LoadedConfig::defaults()
+            salvaged
         }
         Err(error) => return Err(error.into()),
     };

@@ -97,7 +97,7 @@ fn garbage_and_bad_config_still_exit_0_silently_and_are_logged() {
     assert!(out.stdout.is_empty() && out.stderr.is_empty());
     let log = std::fs::read_to_string(t.home.join(".local/state/agentctx/agentmem.log")).unwrap();
     assert!(
-        log.contains("config error, using defaults")
+        log.contains("config error, bad values dropped")
             && log.contains("failed: cannot read the hook input"),
         "{log}"
     );

@@ -141,6 +141,72 @@ pub fn load(request: &ConfigRequest<'_>) -> Result<LoadedConfig, ConfigError> {
     })
 }
 
+/// The config for the entry points that must run whatever happens (hooks,
+/// `mem capture`): when [`load`] fails, every value that is valid on its
+/// own is still applied and only the bad ones are dropped, so an error in
+/// `agentmem` never drops `project_agent_rules.on_error` or
+/// `default_rules`. A file that cannot be parsed at all and mentions
+/// `project_agent_rules` may have restricted the agent: its rules are then
+/// taken as `on_error: deny_all` (fail closed). Returns the errors met.
+pub fn load_salvaging(request: &ConfigRequest<'_>) -> (LoadedConfig, Vec<ConfigError>) {
+    match load(request) {
+        Ok(loaded) => (loaded, Vec::new()),
+        Err(first) => {
+            let mut errors = vec![first];
+            let mut merged = Merged::default();
+            let mut files = Vec::new();
+            let mut fail_closed = false;
+            for (path, origin) in file_sources(request) {
+                let text = match read_optional(&path, false) {
+                    Ok(Some(text)) => text,
+                    Ok(None) => continue,
+                    Err(error) => {
+                        errors.push(error);
+                        continue;
+                    }
+                };
+                let value = match yaml::parse_value(&text) {
+                    Ok(value) => value,
+                    Err(_) => {
+                        fail_closed |= text.contains("project_agent_rules");
+                        continue;
+                    }
+                };
+                for leaf in leaves_of(&value, &origin) {
+                    if validate_alone(&leaf).is_ok() {
+                        merged.apply(leaf);
+                    }
+                }
+                files.push(origin);
+            }
+            if let Ok(leaves) = env_leaves(request.env) {
+                for leaf in leaves {
+                    merged.apply(leaf);
+                }
+            }
+            for arg in request.sets {
+                if let Ok(leaf) = flag_leaf(arg) {
+                    merged.apply(leaf);
+                }
+            }
+            let mut config: Config =
+                serde_path_to_error::deserialize(Value::Object(merged.tree.clone()))
+                    .unwrap_or_default();
+            if fail_closed {
+                config.project_agent_rules.on_error = agentctx_types::OnRuleError::DenyAll;
+            }
+            (
+                LoadedConfig {
+                    config,
+                    origins: merged.origins,
+                    files,
+                },
+                errors,
+            )
+        }
+    }
+}
+
 fn file_sources(request: &ConfigRequest<'_>) -> Vec<(PathBuf, ConfigOrigin)> {
     let origin_for = |path: &Path, make: fn(String) -> ConfigOrigin| {
         (path.to_path_buf(), make(path.display().to_string()))

@@ -505,3 +505,42 @@ fn set_flag_values_are_yaml() {
     assert_eq!(c.agents.root.markers, [".git", ".jj"]);
     assert!(!c.agents.enabled);
 }
+
+#[test]
+fn an_error_elsewhere_never_drops_the_rules_policy() {
+    let sandbox = Sandbox::new();
+    fs::write(
+        sandbox.project.join(".agentctx.yaml"),
+        "project_agent_rules:\n  on_error: deny_all\n  default_rules:\n    denied_tools: [Bash]\nagentmem:\n  retries: -1\n",
+    )
+    .unwrap();
+    let env = Environment::from_pairs([("HOME", sandbox.home.to_str().unwrap())]);
+    let request = ConfigRequest {
+        cwd: &sandbox.project,
+        config_file: None,
+        sets: &[],
+        env: &env,
+    };
+    assert!(load(&request).is_err());
+    let (loaded, errors) = load_salvaging(&request);
+    assert_eq!(errors.len(), 1);
+    let rules = &loaded.config.project_agent_rules;
+    assert_eq!(rules.on_error, agentctx_types::OnRuleError::DenyAll);
+    assert_eq!(rules.default_rules.denied_tools, ["Bash"]);
+    assert_eq!(
+        loaded.config.agentmem.retries, 2,
+        "the bad value is dropped, the default stays"
+    );
+    // A file that cannot be parsed at all but spoke of the rules: fail closed.
+    fs::write(
+        sandbox.project.join(".agentctx.yaml"),
+        "project_agent_rules: [unclosed\n",
+    )
+    .unwrap();
+    let (loaded, errors) = load_salvaging(&request);
+    assert!(!errors.is_empty());
+    assert_eq!(
+        loaded.config.project_agent_rules.on_error,
+        agentctx_types::OnRuleError::DenyAll
+    );
+}

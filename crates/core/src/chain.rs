@@ -40,6 +40,14 @@ pub enum ChainWarning {
     },
     /// A limit left the file out; the resolver will offer it later.
     Omitted(OmittedAgentFile),
+    /// The file is a link to something outside the project root (a key, a
+    /// file in `/proc`): nothing outside the project enters the context.
+    OutsideRoot {
+        /// The file.
+        path: PathBuf,
+        /// Where it leads.
+        target: PathBuf,
+    },
 }
 
 impl std::fmt::Display for ChainWarning {
@@ -49,6 +57,12 @@ impl std::fmt::Display for ChainWarning {
             Self::Unreadable { path, message } => {
                 write!(f, "skipped {}: cannot read it: {message}", path.display())
             }
+            Self::OutsideRoot { path, target } => write!(
+                f,
+                "skipped {}: it leads to {}, outside the project root; nothing outside the project enters the context",
+                path.display(),
+                target.display()
+            ),
             Self::Omitted(o) => {
                 let limit = match o.reason {
                     OmitReason::MaxFiles => "agents.initial.maxFiles",
@@ -98,6 +112,14 @@ impl InitialChain {
             let Some((path, meta)) = agents_file_in(&dir) else {
                 continue;
             };
+            // A link to a file outside the root (a key, `/proc/self/environ`,
+            // which claims size 0) must not put that file in the context.
+            if let Some(target) = crate::fsutil::outside_root(root, &path) {
+                chain
+                    .warnings
+                    .push(ChainWarning::OutsideRoot { path, target });
+                continue;
+            }
             let id = file_id(&meta);
             if let Some(id) = id
                 && !seen.insert(id)

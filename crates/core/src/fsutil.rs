@@ -55,6 +55,15 @@ pub fn agents_file_in(dir: &Path) -> Option<(PathBuf, Metadata)> {
 
 pub use agentctx_types::normalize_lexically;
 
+/// Where `path` really leads, when that is outside `root` (canonical):
+/// a symlink to a file elsewhere. `None` for a file inside the root.
+pub fn outside_root(root: &Path, path: &Path) -> Option<PathBuf> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let real = std::fs::canonicalize(path).ok()?;
+    // A file reached through a symlinked directory is judged by where it is too.
+    (!real.starts_with(root) && (is_link || real != *path)).then_some(real)
+}
+
 /// The directories from `root` down to `dir`, inclusive, root first.
 /// Empty when `dir` is not `root` or below it.
 pub fn chain_dirs(root: &Path, dir: &Path) -> Vec<PathBuf> {

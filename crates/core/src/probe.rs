@@ -56,6 +56,14 @@ impl AgentsProbe {
             if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
                 return None;
             }
+            // Only a found file pays for the second look: a link that leads
+            // outside the root is not an AGENTS.md of this project.
+            let own = statat(fd, relative, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+            if FileType::from_raw_mode(own.st_mode) == FileType::Symlink
+                && crate::fsutil::outside_root(root, &root.join(relative)).is_some()
+            {
+                return None;
+            }
             let nanos = u32::try_from(st.st_mtime_nsec).unwrap_or(0);
             return Some(LoadedVersion {
                 mtime_ms: millis(st.st_mtime, nanos),
@@ -67,6 +75,9 @@ impl AgentsProbe {
             });
         }
         let meta = std::fs::metadata(root.join(relative)).ok()?;
+        if crate::fsutil::outside_root(root, &root.join(relative)).is_some() {
+            return None;
+        }
         meta.is_file().then(|| crate::fsutil::version_of(&meta))
     }
 }

@@ -141,7 +141,10 @@ impl SessionStore {
         }
     }
 
-    fn read(&self) -> StoredState {
+    /// The stored state as it is now, without the lock: the file is only
+    /// ever replaced whole, by rename, so a reader sees an old or a new
+    /// state, never a torn one. For readers that change nothing.
+    pub fn read(&self) -> StoredState {
         let bytes = match std::fs::read(&self.path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return StoredState::Missing,

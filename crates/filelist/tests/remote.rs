@@ -495,3 +495,35 @@ fn saved_json_of_both_platforms() {
         "{error}"
     );
 }
+
+#[test]
+fn the_gitlab_token_never_goes_to_a_host_a_link_header_names() {
+    let s = gitlab_server();
+    let elsewhere = Server::start();
+    let next = "/projects/acme%2Fapp/repository/tree?pagination=keyset&page_token=p2&recursive=true&ref=main&per_page=100";
+    // Page 1 points to another origin (another port: another host for the token).
+    let first = "/projects/acme%2Fapp/repository/tree?recursive=true&ref=main&per_page=100&pagination=keyset";
+    let mut reply = ok(fixture("gitlab/page1.json"));
+    reply.headers.push((
+        "Link".into(),
+        format!("<{}{next}>; rel=\"next\"", elsewhere.base),
+    ));
+    s.route(first, reply);
+    elsewhere.route(next, ok(fixture("gitlab/page4.json")));
+    let mut opts = options(None);
+    opts.token = Some("glpat-secret-token".into());
+    let _ = fetch(
+        &RemoteRepo::parse(Platform::GitLab, "acme/app", Some(&s.base)),
+        &opts,
+    );
+    assert!(
+        s.hits().iter().any(|h| h.contains("glpat-secret-token")),
+        "the API host gets it"
+    );
+    let foreign = elsewhere.hits();
+    assert!(!foreign.is_empty(), "the next page was asked for");
+    assert!(
+        foreign.iter().all(|h| !h.contains("glpat-secret-token")),
+        "{foreign:?}"
+    );
+}

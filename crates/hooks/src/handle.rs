@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::agents_md::{BuiltinLoader, builtin_loader};
 use crate::compose::{ComposeParts, compose};
-use crate::{Host, normalize_tool, parse_shell, tool_paths};
+use crate::{Host, parse_shell, tool_paths};
 
 /// What a hook call decided: the reply for the agent (none means "carry
 /// on"), and why, line by line, for the log and `--explain`.
@@ -51,22 +51,25 @@ pub fn detect_agent(input: &HookInput) -> HookAgent {
 /// and a note; the only refusals are the rules'.
 pub fn handle(raw: &[u8], agent: Option<HookAgent>, host: &Host<'_>) -> HookOutcome {
     let mut outcome = HookOutcome::default();
-    let input: HookInput = match serde_json::from_slice(raw) {
+    let input: HookInput = match crate::input::parse(raw) {
         Ok(input) => input,
         Err(error) => {
-            outcome.note(format!("input is not hook JSON ({error}): doing nothing"));
+            outcome.note(format!("input is not hook JSON ({error})"));
+            fail_closed(raw, host, &mut outcome);
             return outcome;
         }
     };
     let agent = agent.unwrap_or_else(|| detect_agent(&input));
     outcome.agent = Some(agent);
     let event = input.hook_event_name.clone().unwrap_or_default();
+    // Canonical, so a cwd reached through a symlink is the same project.
     let cwd = input
         .cwd
         .as_deref()
         .map(PathBuf::from)
         .filter(|p| p.is_absolute() && p.is_dir())
-        .or_else(|| host.process_cwd.map(Path::to_path_buf));
+        .or_else(|| host.process_cwd.map(Path::to_path_buf))
+        .map(|p| std::fs::canonicalize(&p).unwrap_or(p));
     let Some(cwd) = cwd else {
         outcome.note(format!(
             "event {event:?}: no usable working directory: doing nothing"
@@ -96,6 +99,34 @@ pub fn handle(raw: &[u8], agent: Option<HookAgent>, host: &Host<'_>) -> HookOutc
         other => outcome.note(format!("event {other:?} is not handled: doing nothing")),
     }
     outcome
+}
+
+/// Input that cannot be read at all may be a tool call: when it looks like
+/// one and the project's rules restrict anything, it is denied (the rules
+/// cannot be applied to what cannot be read).
+fn fail_closed(raw: &[u8], host: &Host<'_>, outcome: &mut HookOutcome) {
+    let text = String::from_utf8_lossy(raw);
+    if !text.contains("PreToolUse") {
+        outcome.note("not a tool call: doing nothing");
+        return;
+    }
+    let cwd = crate::input::sniff_cwd(&text)
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute() && p.is_dir())
+        .or_else(|| host.process_cwd.map(Path::to_path_buf));
+    let restricting = match cwd.as_deref().map(|cwd| host.rules(cwd)) {
+        Some(Ok(rules)) => rules.restricts_anything(),
+        // No project, or rules that cannot be loaded: as configured.
+        _ => host.config.project_agent_rules.on_error == agentctx_types::OnRuleError::DenyAll,
+    };
+    if restricting {
+        outcome.note("an unreadable tool call under rules that restrict: denied");
+        outcome.reply = Some(HookReply::deny(
+            "Denied: agentctx could not read this tool call, and the project's rules restrict tools and files, so it cannot be allowed. Retry the call with plain input.",
+        ));
+    } else {
+        outcome.note("an unreadable tool call, and no rule restricts anything: allowed");
+    }
 }
 
 /// One call's payload and where it runs.
@@ -276,13 +307,39 @@ impl Call<'_> {
         self.initial_context(parts, "SubagentStart", outcome);
     }
 
+    /// The rules of the session's project: the root recorded when the
+    /// session (or this sub-agent) started, so a `cd` into a nested
+    /// repository or a parent does not leave them behind; the cwd's project
+    /// when the session has no state yet.
+    fn session_rules(
+        &self,
+        outcome: &mut HookOutcome,
+    ) -> Result<agentctx_rules::Rules, crate::RulesError> {
+        let stored = self.store(outcome).map(|store| store.read());
+        if let Some(StoredState::Found(state)) = stored
+            && state.root.is_dir()
+        {
+            if !self.cwd.starts_with(&state.root) {
+                outcome.note(format!(
+                    "the session's project is {} (the cwd {} is outside it)",
+                    state.root.display(),
+                    self.cwd.display()
+                ));
+            }
+            return Ok(agentctx_rules::Rules::load(
+                &state.root,
+                &self.host.config.project_agent_rules,
+            )?);
+        }
+        self.host.rules(self.cwd)
+    }
+
     fn pre_tool_use(&self, outcome: &mut HookOutcome) {
         let Some(name) = self.input.tool_name.as_deref() else {
             outcome.note("no tool_name: doing nothing");
             return;
         };
-        let tool = normalize_tool(name);
-        let rules = match self.host.rules(self.cwd) {
+        let rules = match self.session_rules(outcome) {
             Ok(rules) => rules,
             Err(error) => {
                 // The one refusal a hook may cause on its own: a rules error under deny_all.
@@ -304,27 +361,19 @@ impl Call<'_> {
         for warning in rules.warnings() {
             outcome.note(format!("rules: {warning}"));
         }
-        let decision = rules.check_tool(&tool);
-        outcome.note(format!("tool {tool}: {}", decision.message));
-        if !decision.allowed {
-            outcome.reply = Some(HookReply::deny(agentctx_rules::render_permission_decision(
-                &decision, &rules,
-            )));
-            return;
-        }
-        let mut checker = rules.file_checker();
-        for path in tool_paths(self.input.tool_input.as_ref().unwrap_or(&Value::Null)) {
-            let mut decision = checker.check(&self.cwd.join(&path));
-            outcome.note(format!("file {path}: {}", decision.message));
-            if !decision.allowed {
-                decision.item = path;
-                outcome.reply = Some(HookReply::deny(agentctx_rules::render_permission_decision(
-                    &decision, &rules,
-                )));
-                return;
+        let guard = crate::Guard {
+            host: self.host,
+            rules: &rules,
+            cwd: self.cwd,
+            agent: self.agent,
+        };
+        let input = self.input.tool_input.clone().unwrap_or(Value::Null);
+        match guard.decide(name, &input, &mut outcome.notes) {
+            crate::Verdict::Allow => {
+                // No output: the agent's own permission flow stays in charge.
             }
+            crate::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),
         }
-        // Allowed: no output, so the agent's own permission flow stays in charge.
     }
 
     /// The paths a tool call names: its path fields, and for a shell tool

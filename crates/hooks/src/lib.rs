@@ -37,14 +37,17 @@
 
 mod agents_md;
 mod compose;
+mod guard;
 mod handle;
 mod host;
+mod input;
 pub mod install;
 mod shell;
 mod tools;
 
 pub use agents_md::{BuiltinLoader, builtin_loader, claude_user_settings};
 pub use compose::{ComposeParts, Composed, Part, PartKind, compose, join};
+pub use guard::{Guard, Verdict};
 pub use handle::{HookOutcome, detect_agent, handle};
 pub use host::{Host, RulesError};
 pub use shell::{ShellCommand, ShellError, ShellScript, ShellWord, parse_shell};

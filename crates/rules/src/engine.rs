@@ -198,6 +198,18 @@ impl Rules {
         self.doc.system_prompt_extension.as_deref()
     }
 
+    /// Whether these rules restrict anything at all: a tool list, a
+    /// pattern, or deny-all for a broken file. Input that cannot be read is
+    /// denied only when they do.
+    pub fn restricts_anything(&self) -> bool {
+        self.deny_all_path().is_some()
+            || self.doc.allowed_tools.is_some()
+            || !self.doc.denied_tools.is_empty()
+            || self.doc.include.is_some()
+            || !self.doc.exclude.is_empty()
+            || self.doc.strict
+    }
+
     /// The project root the rules apply to.
     pub fn root(&self) -> &Path {
         &self.root

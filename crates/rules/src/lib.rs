@@ -48,6 +48,7 @@ pub use doc::{Entry, ParsedRuleFile, RuleDoc, RuleWarning};
 pub use engine::{DefaultRulesError, FileChecker, Rules};
 pub use error::RuleFileError;
 pub use lint::{LintFinding, LintReport, lint};
+pub use paths::{OnDisk, physical_path};
 pub use prompt::compose_system_prompt;
 pub use reminder::render_permission_decision;
 pub use source::parse_rule_file;

@@ -41,6 +41,25 @@ pub fn parse_rule_file(path: &Path) -> Result<ParsedRuleFile, RuleFileError> {
         column: None,
         message,
     };
+    // A rule file that is a link to something outside the project (or not
+    // a regular file) would put that file into the system prompt.
+    if let (Some(root), Ok(real)) = (path.parent(), std::fs::canonicalize(path)) {
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let project = if root.ends_with(".github") {
+            root.parent().map(Path::to_path_buf).unwrap_or(root)
+        } else {
+            root
+        };
+        if !real.starts_with(&project) {
+            return Err(fail(format!(
+                "it leads to {}, outside the project root; a rule file must be a file of the project",
+                real.display()
+            )));
+        }
+        if !std::fs::metadata(&real).is_ok_and(|m| m.is_file()) {
+            return Err(fail("it is not a regular file".to_owned()));
+        }
+    }
     let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read it: {e}")))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();

@@ -113,14 +113,34 @@ pub struct Client {
     pub platform: &'static str,
     pub repo: String,
     token_header: Option<(&'static str, String)>,
+    /// The origin (`scheme://host[:port]`) the token belongs to: it is
+    /// never sent anywhere else, whatever a `Link` header names.
+    token_origin: String,
     pub token_var: &'static str,
     timeout: Duration,
+}
+
+/// `scheme://host[:port]` of a URL, lowercased; the whole text when it has
+/// no `://`.
+pub fn origin_of(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_ascii_lowercase();
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    // userinfo@ is not part of the host.
+    let host = authority.rsplit('@').next().unwrap_or(authority);
+    format!(
+        "{}://{}",
+        scheme.to_ascii_lowercase(),
+        host.to_ascii_lowercase()
+    )
 }
 
 impl Client {
     pub fn new(
         platform: &'static str,
         repo: &str,
+        api: &str,
         token_header: Option<(&'static str, String)>,
         token_var: &'static str,
         timeout: Duration,
@@ -137,6 +157,7 @@ impl Client {
             platform,
             repo: repo.to_owned(),
             token_header,
+            token_origin: origin_of(api),
             token_var,
             timeout,
         }
@@ -145,7 +166,9 @@ impl Client {
     /// GETs `url`; any status comes back as an `Answer`, transport failures as errors.
     pub fn get(&self, url: &str, accept: &str) -> Result<Answer, RemoteError> {
         let mut request = self.agent.get(url).header("Accept", accept);
-        if let Some((name, value)) = &self.token_header {
+        if let Some((name, value)) = &self.token_header
+            && origin_of(url) == self.token_origin
+        {
             request = request.header(*name, value.as_str());
         }
         let mut response = request.call().map_err(|e| self.transport(url, &e))?;
@@ -282,4 +305,29 @@ pub fn next_link(link: Option<&str>) -> Option<String> {
                     .to_owned()
             })
     })
+}
+
+#[cfg(test)]
+mod origin_tests {
+    use super::origin_of;
+
+    #[test]
+    fn origins_compare_scheme_host_and_port_only() {
+        assert_eq!(
+            origin_of("https://gitlab.example.com/api/v4/projects?page=2"),
+            "https://gitlab.example.com"
+        );
+        assert_eq!(
+            origin_of("HTTPS://GitLab.example.com:8443/x"),
+            "https://gitlab.example.com:8443"
+        );
+        assert_eq!(
+            origin_of("https://evil@gitlab.example.com/x"),
+            "https://gitlab.example.com"
+        );
+        assert_ne!(
+            origin_of("https://gitlab.example.com.evil.io/x"),
+            origin_of("https://gitlab.example.com/")
+        );
+    }
 }

@@ -130,6 +130,7 @@ fn client(repo: &RemoteRepo, options: &RemoteOptions) -> http::Client {
         Platform::GitHub => http::Client::new(
             "GitHub",
             &repo.repo,
+            &repo.api,
             token.map(|t| ("Authorization", format!("Bearer {t}"))),
             "GITHUB_TOKEN",
             options.timeout,
@@ -137,6 +138,7 @@ fn client(repo: &RemoteRepo, options: &RemoteOptions) -> http::Client {
         Platform::GitLab => http::Client::new(
             "GitLab",
             &repo.repo,
+            &repo.api,
             token.map(|t| ("PRIVATE-TOKEN", t)),
             "GITLAB_TOKEN",
             options.timeout,
