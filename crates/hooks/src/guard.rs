@@ -77,7 +77,13 @@ impl Guard<'_> {
         let strict = self.strict();
         let mut paths: Vec<(String, bool)> = Vec::new(); // (path, written by the call)
         let writes = WRITE_TOOLS.contains(&tool);
+        let search = SEARCH_TOOLS.contains(&tool);
+        let scope = input.get("path").and_then(Value::as_str);
         for path in tool_paths(input) {
+            // A search's scope is judged by what it holds (below), not as a file.
+            if search && Some(path.as_str()) == scope {
+                continue;
+            }
             paths.push((path, writes));
         }
         // Shell command lines (Claude Code's and Codex's `Bash`).
@@ -117,10 +123,8 @@ impl Guard<'_> {
                 return Verdict::Deny(strict_reminder(path, &reason));
             }
         }
-        if SEARCH_TOOLS.contains(&tool) {
-            let scope = input
-                .get("path")
-                .and_then(Value::as_str)
+        if search {
+            let scope = scope
                 .filter(|p| !p.is_empty())
                 .map_or_else(|| self.cwd.to_path_buf(), |p| self.absolute(p));
             if let Some(verdict) = self.search_scope(&scope, strict, notes) {
@@ -190,32 +194,15 @@ impl Guard<'_> {
             }
         }
         let mut paths = Vec::new();
-        for shell_command in &script.commands {
-            let program = shell_command
-                .words
-                .first()
-                .and_then(ShellWord::literal)
-                .map(|w| w.rsplit('/').next().unwrap_or(w).to_owned())
-                .unwrap_or_default();
-            let in_place = shell_command
-                .words
-                .iter()
-                .filter_map(ShellWord::literal)
-                .any(|w| w == "-i" || w.starts_with("--in-place"));
-            let reader = READERS.contains(&program.as_str()) && !in_place;
-            let single = crate::ShellScript {
-                commands: vec![shell_command.clone()],
-                opaque: Vec::new(),
-            };
-            let redirects: Vec<&str> = shell_command
-                .redirects
-                .iter()
-                .filter_map(ShellWord::literal)
-                .collect();
-            for path in single.named_paths() {
-                let written = !reader || redirects.iter().any(|r| path.ends_with(r));
-                paths.push((path, written));
-            }
+        for named in script.named() {
+            let in_place = script.commands.iter().any(|c| {
+                c.words
+                    .iter()
+                    .filter_map(ShellWord::literal)
+                    .any(|w| w == "-i" || w.starts_with("--in-place"))
+            });
+            let reader = READERS.contains(&named.program.as_str()) && !in_place;
+            paths.push((named.path, named.redirect || !reader));
         }
         notes.push(format!(
             "shell command: {} paths named (checked best effort{})",

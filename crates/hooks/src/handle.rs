@@ -329,7 +329,8 @@ impl Call<'_> {
             return Ok(agentctx_rules::Rules::load(
                 &state.root,
                 &self.host.config.project_agent_rules,
-            )?);
+            )?
+            .with_home(self.host.home()));
         }
         self.host.rules(self.cwd)
     }

@@ -54,7 +54,7 @@ impl Host<'_> {
             cwd: cwd.to_path_buf(),
             source,
         })?;
-        Ok(Rules::load(&root.root, &self.config.project_agent_rules)?)
+        Ok(Rules::load(&root.root, &self.config.project_agent_rules)?.with_home(self.home()))
     }
 
     /// Codex's home: `$CODEX_HOME` when absolute, else `~/.codex`.

@@ -50,5 +50,5 @@ pub use compose::{ComposeParts, Composed, Part, PartKind, compose, join};
 pub use guard::{Guard, Verdict};
 pub use handle::{HookOutcome, detect_agent, handle};
 pub use host::{Host, RulesError};
-pub use shell::{ShellCommand, ShellError, ShellScript, ShellWord, parse_shell};
+pub use shell::{NamedPath, ShellCommand, ShellError, ShellScript, ShellWord, parse_shell};
 pub use tools::{normalize_tool, patch_paths, tool_paths};

@@ -52,6 +52,17 @@ pub struct ShellScript {
     pub opaque: Vec<String>,
 }
 
+/// A file a command line names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedPath {
+    /// The path as written (joined to the folder a `cd` moved to).
+    pub path: String,
+    /// The program of the command that names it.
+    pub program: String,
+    /// A redirection target (`>`, `>>`, `<`).
+    pub redirect: bool,
+}
+
 /// The command line is not valid shell syntax.
 #[derive(Debug, thiserror::Error)]
 #[error("not a shell command line the parser accepts: {message}")]
@@ -250,6 +261,14 @@ impl ShellScript {
     /// operand is the command's business, so this over-reports rather than
     /// misses; dynamic words are left out.
     pub fn named_paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = self.named().into_iter().map(|n| n.path).collect();
+        paths.dedup();
+        paths
+    }
+
+    /// [`ShellScript::named_paths`] with, for each, the program that names
+    /// it and whether it is a redirection target.
+    pub fn named(&self) -> Vec<NamedPath> {
         let mut paths = Vec::new();
         let mut dir: Option<String> = None;
         let join = |dir: &Option<String>, path: &str| match dir {
@@ -259,9 +278,19 @@ impl ShellScript {
             _ => path.to_owned(),
         };
         for command in &self.commands {
+            let first = command
+                .words
+                .first()
+                .and_then(ShellWord::literal)
+                .map(|w| w.rsplit('/').next().unwrap_or(w).to_owned())
+                .unwrap_or_default();
             for target in command.redirects.iter().filter_map(ShellWord::literal) {
                 if target != "/dev/null" {
-                    paths.push(join(&dir, target));
+                    paths.push(NamedPath {
+                        path: join(&dir, target),
+                        program: first.clone(),
+                        redirect: true,
+                    });
                 }
             }
             let mut words = command
@@ -318,10 +347,13 @@ impl ShellScript {
                     skip_pattern = false;
                     continue;
                 }
-                paths.push(join(&dir, word));
+                paths.push(NamedPath {
+                    path: join(&dir, word),
+                    program: program.clone(),
+                    redirect: false,
+                });
             }
         }
-        paths.dedup();
         paths
     }
 }

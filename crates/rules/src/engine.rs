@@ -26,6 +26,9 @@ pub struct Rules {
     denied: ToolList,
     include: Option<PatternSet>,
     exclude: PatternSet,
+    /// `exclude` entries written `~/...`: paths in the home directory.
+    home_exclude: PatternSet,
+    home: Option<PathBuf>,
     warnings: Vec<RuleWarning>,
     error: Option<RuleFileError>,
 }
@@ -133,18 +136,28 @@ impl Rules {
             .include
             .as_deref()
             .map(|e| PatternSet::compile(e, false));
-        let exclude = PatternSet::compile(&doc.exclude, true);
+        let project_exclude: Vec<Entry> = doc
+            .exclude
+            .iter()
+            .filter(|e| !e.text.starts_with("~/"))
+            .cloned()
+            .collect();
+        let exclude = PatternSet::compile(&project_exclude, true);
+        let home_exclude = PatternSet::compile_home(&doc.exclude);
         let empty = || PatternSet::compile(&[], false);
-        let (include, exclude, bad) = match (include.transpose(), exclude) {
-            (Ok(include), Ok(exclude)) => (include, exclude, None),
-            (Err(bad), _) | (_, Err(bad)) => {
-                let none = empty().map_err(|b| DefaultRulesError {
-                    pattern: b.entry.text,
-                    message: b.message,
-                })?;
-                (None, none, Some(bad))
-            }
-        };
+        let (include, exclude, home_exclude, bad) =
+            match (include.transpose(), exclude, home_exclude) {
+                (Ok(include), Ok(exclude), Ok(home)) => (include, exclude, home, None),
+                (Err(bad), _, _) | (_, Err(bad), _) | (_, _, Err(bad)) => {
+                    let none = || {
+                        empty().map_err(|b| DefaultRulesError {
+                            pattern: b.entry.text,
+                            message: b.message,
+                        })
+                    };
+                    (None, none()?, none()?, Some(bad))
+                }
+            };
         let source_label = match &source {
             RulesSource::File { path, .. } => Some(path.display().to_string()),
             RulesSource::DefaultRules => Some("default_rules".to_owned()),
@@ -160,12 +173,21 @@ impl Rules {
             denied: ToolList::new(&doc.denied_tools),
             include,
             exclude,
+            home_exclude,
+            home: None,
             source,
             doc,
             warnings,
             error,
         };
         Ok((rules, bad))
+    }
+
+    /// The home directory, for `exclude` entries written `~/...` (without
+    /// it, those entries match nothing).
+    pub fn with_home(mut self, home: Option<PathBuf>) -> Self {
+        self.home = home.map(|h| std::fs::canonicalize(&h).unwrap_or(h));
+        self
     }
 
     /// Where the rules came from.
@@ -521,6 +543,28 @@ where
         Some(real) => format!("it is a symlink to {}, outside", real.display()),
         None => "it is outside".to_owned(),
     };
+    // `~/...` excludes name paths in the home directory.
+    let target = real.map_or_else(
+        || normalize_lexically(&rules.root.join(item)),
+        Path::to_path_buf,
+    );
+    if let Some(home) = &rules.home
+        && !rules.home_exclude.is_empty()
+        && let Ok(relative) = target.strip_prefix(home)
+        && let Some(entry) = rules.home_exclude.first_match(relative, &mut Vec::new())
+    {
+        let at = rules.locate(Some(entry)).unwrap_or_default();
+        return decide(
+            false,
+            DecisionRule::Exclude,
+            Some(entry),
+            real,
+            format!(
+                "`{item}` is denied by exclude pattern `{}` ({at})",
+                entry.text
+            ),
+        );
+    }
     if rules.include.is_some() {
         let at = rules.locate(None).unwrap_or_default();
         return decide(

@@ -38,6 +38,37 @@ impl PatternSet {
         })
     }
 
+    /// Compiles the entries that name paths in the home directory (`~/...`),
+    /// anchored at the home directory; other entries are left out.
+    pub fn compile_home(entries: &[Entry]) -> Result<Self, BadPattern> {
+        let home: Vec<Entry> = entries
+            .iter()
+            .filter(|e| e.text.starts_with("~/"))
+            .cloned()
+            .collect();
+        let compiled = Compiled::compile(
+            home.iter()
+                .map(|e| e.text.strip_prefix('~').unwrap_or(&e.text)),
+            true,
+        )
+        .map_err(|bad| BadPattern {
+            entry: home
+                .get(bad.index)
+                .cloned()
+                .unwrap_or_else(|| Entry::new("", None)),
+            message: bad.message,
+        })?;
+        Ok(Self {
+            compiled,
+            entries: home,
+        })
+    }
+
+    /// Whether no entry was compiled.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// The first entry (in file order) that matches `relative`.
     pub fn first_match(&self, relative: &Path, scratch: &mut Vec<usize>) -> Option<&Entry> {
         self.compiled

@@ -19,7 +19,8 @@ pub fn load(inv: &Invocation) -> anyhow::Result<Rules> {
 /// [`load`] for another working directory (a hook's `cwd`).
 pub fn load_at(inv: &Invocation, cwd: &Path) -> anyhow::Result<Rules> {
     let root = crate::commands::project_root(inv, cwd)?;
-    let rules = Rules::load(&root.root, &inv.config.config.project_agent_rules)?;
+    let rules =
+        Rules::load(&root.root, &inv.config.config.project_agent_rules)?.with_home(inv.env.home());
     if let Some(error) = rules.error() {
         tracing::warn!("rule file is broken, {}: {error}", fallback_words(&rules));
     }
