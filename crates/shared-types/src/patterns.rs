@@ -45,18 +45,26 @@ pub fn expand_pattern(pattern: &str) -> Vec<String> {
 /// ```
 #[derive(Clone, Debug)]
 pub struct PatternSet {
-    /// The globs in sets of at most [`CHUNK`]: one set of thousands of
-    /// globs fails to build ("error building NFA"), chunks never do.
-    sets: Vec<GlobSet>,
-    /// For each glob, in order across the sets, the index of its pattern.
-    owner: Vec<usize>,
+    /// The globs grouped by their literal leading directories: a path can
+    /// only match a glob whose literal prefix is one of its ancestors, so a
+    /// decision looks at the few buckets on its own path. Buckets compile
+    /// on first use, in sets of at most [`CHUNK`] globs (one set of
+    /// thousands of globs fails to build: "error building NFA").
+    buckets: std::collections::HashMap<String, Bucket>,
+    /// The longest bucket key, in components: no deeper prefix is looked up.
+    depth: usize,
     len: usize,
     /// Paths are folded (Unicode lowercase, NFC) before matching.
     fold: bool,
 }
 
-/// Globs per compiled set. A set of a few hundred globs builds in
-/// milliseconds; 10,000 patterns become about 80 sets.
+#[derive(Clone, Debug, Default)]
+struct Bucket {
+    globs: Vec<(globset::Glob, usize)>,
+    compiled: std::sync::OnceLock<Vec<(GlobSet, Vec<usize>)>>,
+}
+
+/// Globs per compiled set.
 const CHUNK: usize = 256;
 
 /// A pattern that is not a valid glob.
@@ -75,10 +83,26 @@ pub struct BadPattern {
 pub fn fold_case(text: &str) -> std::borrow::Cow<'_, str> {
     use unicode_normalization::UnicodeNormalization as _;
     if text.is_ascii() {
-        // globset folds ASCII itself.
+        if text.bytes().any(|b| b.is_ascii_uppercase()) {
+            return std::borrow::Cow::Owned(text.to_ascii_lowercase());
+        }
         return std::borrow::Cow::Borrowed(text);
     }
     std::borrow::Cow::Owned(text.nfc().collect::<String>().to_lowercase())
+}
+
+/// The literal directories a glob starts with (all components before the
+/// first one with a glob character, never its last component), joined
+/// with `/`: every path the glob matches starts with them.
+fn literal_prefix(glob: &str) -> String {
+    let components: Vec<&str> = glob.split('/').collect();
+    let literal = components
+        .iter()
+        .take(components.len().saturating_sub(1))
+        .take_while(|c| !c.contains(['*', '?', '[', '{', '\\']))
+        .copied()
+        .collect::<Vec<_>>();
+    literal.join("/")
 }
 
 impl PatternSet {
@@ -89,9 +113,9 @@ impl PatternSet {
         patterns: impl IntoIterator<Item = &'a str>,
         case_insensitive: bool,
     ) -> Result<Self, BadPattern> {
-        let mut globs = Vec::new();
-        let mut owner = Vec::new();
+        let mut buckets: std::collections::HashMap<String, Bucket> = Default::default();
         let mut len = 0;
+        let mut depth = 0;
         for (index, pattern) in patterns.into_iter().enumerate() {
             len = index + 1;
             let folded = if case_insensitive {
@@ -109,25 +133,22 @@ impl PatternSet {
                         index,
                         message: e.kind().to_string(),
                     })?;
-                globs.push(compiled);
-                owner.push(index);
+                let prefix = literal_prefix(&glob);
+                depth = depth.max(if prefix.is_empty() {
+                    0
+                } else {
+                    prefix.split('/').count()
+                });
+                buckets
+                    .entry(prefix)
+                    .or_default()
+                    .globs
+                    .push((compiled, index));
             }
-        }
-        let mut sets = Vec::new();
-        for (chunk_index, chunk) in globs.chunks(CHUNK).enumerate() {
-            let mut builder = GlobSetBuilder::new();
-            for glob in chunk {
-                builder.add(glob.clone());
-            }
-            let set = builder.build().map_err(|e| BadPattern {
-                index: owner.get(chunk_index * CHUNK).copied().unwrap_or(0),
-                message: e.to_string(),
-            })?;
-            sets.push(set);
         }
         Ok(Self {
-            sets,
-            owner,
+            buckets,
+            depth,
             len,
             fold: case_insensitive,
         })
@@ -145,14 +166,31 @@ impl PatternSet {
             }
             _ => relative,
         };
+        let text = relative.to_string_lossy();
+        let key_text = if self.fold {
+            fold_case(&text).into_owned()
+        } else {
+            text.into_owned()
+        };
         let mut best: Option<usize> = None;
-        for (chunk, set) in self.sets.iter().enumerate() {
-            set.matches_into(relative, scratch);
-            let found = scratch
-                .iter()
-                .filter_map(|glob| self.owner.get(chunk * CHUNK + glob))
-                .min()
-                .copied();
+        let mut prefix = String::new();
+        let mut components = key_text.split('/');
+        for level in 0..=self.depth {
+            if level > 0 {
+                match components.next() {
+                    Some(component) => {
+                        if level > 1 {
+                            prefix.push('/');
+                        }
+                        prefix.push_str(component);
+                    }
+                    None => break,
+                }
+            }
+            let Some(bucket) = self.buckets.get(&prefix) else {
+                continue;
+            };
+            let found = bucket.first_match(relative, scratch, self.fold);
             best = match (best, found) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -174,6 +212,45 @@ impl PatternSet {
     /// Whether no pattern was given.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+impl Bucket {
+    fn first_match(
+        &self,
+        path: &Path,
+        scratch: &mut Vec<usize>,
+        fail_closed: bool,
+    ) -> Option<usize> {
+        let sets = self.compiled.get_or_init(|| {
+            self.globs
+                .chunks(CHUNK)
+                .filter_map(|chunk| {
+                    let mut builder = GlobSetBuilder::new();
+                    for (glob, _) in chunk {
+                        builder.add(glob.clone());
+                    }
+                    let owners = chunk.iter().map(|(_, owner)| *owner).collect();
+                    builder.build().ok().map(|set| (set, owners))
+                })
+                .collect()
+        });
+        // A chunk that failed to build is missing from `sets`; an exclude
+        // list (`fail_closed`) then treats its patterns as matching.
+        let built: usize = sets.iter().map(|(_, owners)| owners.len()).sum();
+        if built < self.globs.len() && fail_closed {
+            return self.globs.first().map(|(_, owner)| *owner);
+        }
+        let mut best = None;
+        for (set, owners) in sets {
+            set.matches_into(path, scratch);
+            let found = scratch.iter().filter_map(|g| owners.get(*g)).min().copied();
+            best = match (best, found) {
+                (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
+                (a, b) => a.or(b),
+            };
+        }
+        best
     }
 }
 
