@@ -724,6 +724,10 @@ fn denials_hold_under_accept_edits_and_bypass_permissions() {
                 vec![Block::tool("Read", json!({"file_path": key}))],
                 vec![Block::tool("Edit", json!({"file_path": key, "old_string": "SECRET", "new_string": "LEAKED"}))],
                 vec![Block::tool("Bash", json!({"command": format!("touch {root}/bash-ran"), "description": "touch a file"}))],
+                vec![Block::tool(
+                    "Write",
+                    json!({"file_path": format!("{root}/.coding-agent-rules.yaml"), "content": "denied_tools: []\n"}),
+                )],
                 vec![Block::text("DENY-DONE")],
             ],
         ));
@@ -749,6 +753,17 @@ fn denials_hold_under_accept_edits_and_bypass_permissions() {
         let bash = tool_result(&requests, 2);
         assert!(bash.contains("denied_tools entry `Bash`"), "{mode}: {bash}");
         assert!(!s.root.join("bash-ran").exists(), "{mode}");
+        // The agent cannot switch its rules off.
+        let rewrite = tool_result(&requests, 3);
+        assert!(
+            rewrite.contains("may not change its own rules"),
+            "{mode}: {rewrite}"
+        );
+        assert!(
+            std::fs::read_to_string(s.root.join(".coding-agent-rules.yaml"))
+                .unwrap()
+                .contains("Bash")
+        );
         assert_eq!(
             std::fs::read_to_string(s.root.join("secrets/key.txt")).unwrap(),
             "SECRET-KEY-CONTENT\n"

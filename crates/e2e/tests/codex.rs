@@ -105,6 +105,7 @@ fn codex_tour_trust_context_shell_reads_patches_and_denials() {
             vec![Block::tool("apply_patch", json!({"patch": "*** Begin Patch\n*** Add File: packages/web/new.ts\n+export const n = 1;\n*** End Patch\n"}))],
             vec![Block::tool("apply_patch", json!({"patch": "*** Begin Patch\n  *** Add File: secrets/leak.txt\n+leak\n*** End Patch\n"}))],
             vec![Block::tool("view_image", json!({"path": "packages/web/app.ts"}))],
+            vec![Block::tool("exec_command", json!({"cmd": "cat secrets/key.txt"}))],
             vec![Block::text("🎯 COMPLETED: [AGENT:engineer] toured the project\n\nTOUR-BODY")],
         ],
     ));
@@ -164,6 +165,10 @@ fn codex_tour_trust_context_shell_reads_patches_and_denials() {
     // A denied tool.
     let image = call_output(&requests, 4);
     assert!(image.contains("denied_tools entry `view_image`"), "{image}");
+    // A shell read of an excluded file (best effort in default mode).
+    let cat = call_output(&requests, 5);
+    assert!(cat.contains("exclude pattern `secrets/`"), "{cat}");
+    assert!(!cat.contains("SECRET-KEY-CONTENT"), "{cat}");
     let last = text_of_request(requests.last().unwrap());
     assert_eq!(count(&last, "packages/api/AGENTS.md (mtime: "), 1);
     // The plain turn's answer is captured once (the Stop hook; CODEX_HOME is
