@@ -12,6 +12,7 @@ use agentctx_rules::Rules;
 use agentctx_types::{HookAgent, RuleDecision};
 use serde_json::Value;
 
+use crate::tools::collect_strings;
 use crate::{Host, ShellWord, parse_shell, tool_paths};
 
 /// The outcome: allowed, or denied with the text the model reads.
@@ -396,15 +397,6 @@ fn looks_like_path(text: &str) -> bool {
             || text.starts_with("./")
             || text.starts_with("../")
             || (text.contains('/') && !text.contains(char::is_whitespace) && !text.contains("://")))
-}
-
-fn collect_strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
-    match value {
-        Value::String(s) => out.push(s),
-        Value::Array(items) => items.iter().for_each(|v| collect_strings(v, out)),
-        Value::Object(map) => map.values().for_each(|v| collect_strings(v, out)),
-        _ => {}
-    }
 }
 
 fn protection_reminder(path: &str, reason: &str) -> String {

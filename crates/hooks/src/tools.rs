@@ -85,7 +85,8 @@ pub fn patch_paths(patch: &str) -> Vec<String> {
     paths
 }
 
-fn collect_strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+/// Every string in `value`, in document order.
+pub(crate) fn collect_strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
     match value {
         Value::String(s) => out.push(s),
         Value::Array(items) => items.iter().for_each(|v| collect_strings(v, out)),

@@ -432,15 +432,7 @@ impl FileChecker<'_> {
             return written;
         }
         match crate::paths::physical_path(&raw) {
-            OnDisk::Unresolvable => decide(
-                false,
-                DecisionRule::UnresolvableLink,
-                None,
-                None,
-                format!(
-                    "`{item}` is denied: a symlink on it cannot be resolved (dangling or a loop)"
-                ),
-            ),
+            OnDisk::Unresolvable => unresolvable(&item, &decide),
             OnDisk::Resolved(real) if real != lexical => {
                 let physical = match real.strip_prefix(&rules.root) {
                     Ok(relative) => {
@@ -494,15 +486,7 @@ impl FileChecker<'_> {
                     allow_message(item, rule, entry, rules),
                 )
             }
-            OnDisk::Unresolvable => decide(
-                false,
-                DecisionRule::UnresolvableLink,
-                None,
-                None,
-                format!(
-                    "`{item}` is denied: a symlink on it cannot be resolved (dangling or a loop)"
-                ),
-            ),
+            OnDisk::Unresolvable => unresolvable(item, decide),
             OnDisk::Resolved(real) => {
                 let Ok(real_relative) = real.strip_prefix(&rules.root) else {
                     return outside_root(rules, item, Some(&real), decide);
@@ -530,6 +514,20 @@ impl FileChecker<'_> {
             }
         }
     }
+}
+
+/// A link on the path that cannot be followed (dangling, or a loop).
+fn unresolvable<F>(item: &str, decide: &F) -> RuleDecision
+where
+    F: Fn(bool, DecisionRule, Option<&Entry>, Option<&Path>, String) -> RuleDecision,
+{
+    decide(
+        false,
+        DecisionRule::UnresolvableLink,
+        None,
+        None,
+        format!("`{item}` is denied: a symlink on it cannot be resolved (dangling or a loop)"),
+    )
 }
 
 /// A path outside the root. Only `include` speaks about where the agent may

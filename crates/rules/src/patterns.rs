@@ -24,18 +24,7 @@ pub struct BadPattern {
 impl PatternSet {
     /// Compiles `entries`; `case_insensitive` for exclude lists.
     pub fn compile(entries: &[Entry], case_insensitive: bool) -> Result<Self, BadPattern> {
-        let compiled = Compiled::compile(entries.iter().map(|e| e.text.as_str()), case_insensitive)
-            .map_err(|bad| BadPattern {
-                entry: entries
-                    .get(bad.index)
-                    .cloned()
-                    .unwrap_or_else(|| Entry::new("", None)),
-                message: bad.message,
-            })?;
-        Ok(Self {
-            compiled,
-            entries: entries.to_vec(),
-        })
+        Self::compile_texts(entries.to_vec(), |e| e.text.as_str(), case_insensitive)
     }
 
     /// Compiles the entries that name paths in the home directory (`~/...`),
@@ -46,22 +35,27 @@ impl PatternSet {
             .filter(|e| e.text.starts_with("~/"))
             .cloned()
             .collect();
-        let compiled = Compiled::compile(
-            home.iter()
-                .map(|e| e.text.strip_prefix('~').unwrap_or(&e.text)),
-            true,
-        )
-        .map_err(|bad| BadPattern {
-            entry: home
-                .get(bad.index)
-                .cloned()
-                .unwrap_or_else(|| Entry::new("", None)),
-            message: bad.message,
-        })?;
-        Ok(Self {
-            compiled,
-            entries: home,
-        })
+        Self::compile_texts(home, |e| e.text.strip_prefix('~').unwrap_or(&e.text), true)
+    }
+
+    /// Compiles `entries` as the patterns `text` gives for each, keeping the
+    /// entries (as written) for decisions.
+    fn compile_texts(
+        entries: Vec<Entry>,
+        text: impl Fn(&Entry) -> &str,
+        case_insensitive: bool,
+    ) -> Result<Self, BadPattern> {
+        let compiled =
+            Compiled::compile(entries.iter().map(&text), case_insensitive).map_err(|bad| {
+                BadPattern {
+                    entry: entries
+                        .get(bad.index)
+                        .cloned()
+                        .unwrap_or_else(|| Entry::new("", None)),
+                    message: bad.message,
+                }
+            })?;
+        Ok(Self { compiled, entries })
     }
 
     /// Whether no entry was compiled.

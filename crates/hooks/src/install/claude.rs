@@ -3,18 +3,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Parts, hook_command, is_agentctx_command};
+use super::Parts;
 use agentctx_types::HookAgent;
-
-/// The events agentctx handles, and whether each takes a tool matcher.
-const EVENTS: [(&str, bool); 6] = [
-    ("SessionStart", false),
-    ("SubagentStart", false),
-    ("PreToolUse", true),
-    ("PostToolUse", true),
-    ("SubagentStop", false),
-    ("Stop", false),
-];
 
 /// The value of `pluginConfigs["agents-md@builtin"].options.instructionFiles`
 /// that switches Claude Code's AGENTS.md loading off (CLAUDE.md only).
@@ -30,21 +20,17 @@ pub fn edit_claude_settings(
     parts: Parts,
     adding: bool,
 ) -> Result<String, String> {
-    let mut root: Value = match text {
-        Some(t) if !t.trim().is_empty() => {
-            serde_json::from_str(t).map_err(|e| format!("not valid JSON ({e})"))?
-        }
-        _ if !adding => return Ok(text.unwrap_or_default().to_owned()),
-        _ => Value::Object(Map::new()),
+    let Some(mut root) = super::entries::parse(text, adding)? else {
+        return Ok(text.unwrap_or_default().to_owned());
     };
     let Some(object) = root.as_object_mut() else {
         return Err("does not hold a JSON object".into());
     };
     if parts.hooks {
         if adding {
-            add_hooks(object, program)?;
+            super::entries::add_hooks(object, program, HookAgent::Claude)?;
         } else {
-            remove_hooks(object);
+            super::entries::remove_hooks(object);
         }
     }
     if parts.agents_md_plugin_off {
@@ -54,95 +40,7 @@ pub fn edit_claude_settings(
             unset_plugin_off(object);
         }
     }
-    // Nothing removed: the text stays as the user wrote it.
-    if !adding
-        && text
-            .and_then(|t| serde_json::from_str::<Value>(t).ok())
-            .as_ref()
-            == Some(&root)
-    {
-        return Ok(text.unwrap_or_default().to_owned());
-    }
-    Ok(serde_json::to_string_pretty(&root).map_err(|e| e.to_string())? + "\n")
-}
-
-fn add_hooks(object: &mut Map<String, Value>, program: &str) -> Result<(), String> {
-    let hooks = object
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .ok_or("`hooks` is not an object")?;
-    for (event, tool_event) in EVENTS {
-        let command = hook_command(program, HookAgent::Claude, event);
-        let list = hooks
-            .entry(event)
-            .or_insert_with(|| Value::Array(Vec::new()))
-            .as_array_mut()
-            .ok_or_else(|| format!("`hooks.{event}` is not a list"))?;
-        let mut present = false;
-        for entry in list.iter_mut() {
-            if let Some(inner) = entry.get_mut("hooks").and_then(Value::as_array_mut) {
-                for hook in inner.iter_mut() {
-                    let ours = hook
-                        .get("command")
-                        .and_then(Value::as_str)
-                        .is_some_and(is_agentctx_command);
-                    if ours && !present {
-                        hook["command"] = Value::String(command.clone());
-                        present = true;
-                    }
-                }
-            }
-        }
-        if !present {
-            let hook = json!({"type": "command", "command": command});
-            list.push(if tool_event {
-                json!({"matcher": "*", "hooks": [hook]})
-            } else {
-                json!({"hooks": [hook]})
-            });
-        }
-    }
-    Ok(())
-}
-
-fn remove_hooks(object: &mut Map<String, Value>) {
-    let Some(hooks) = object.get_mut("hooks").and_then(Value::as_object_mut) else {
-        return;
-    };
-    let events: Vec<String> = hooks.keys().cloned().collect();
-    for event in events {
-        let Some(list) = hooks.get_mut(&event).and_then(Value::as_array_mut) else {
-            continue;
-        };
-        let before = list.len();
-        let mut touched = false;
-        for entry in list.iter_mut() {
-            if let Some(inner) = entry.get_mut("hooks").and_then(Value::as_array_mut) {
-                let n = inner.len();
-                inner.retain(|h| {
-                    !h.get("command")
-                        .and_then(Value::as_str)
-                        .is_some_and(is_agentctx_command)
-                });
-                touched |= inner.len() != n;
-            }
-        }
-        if touched {
-            list.retain(|entry| {
-                entry
-                    .get("hooks")
-                    .and_then(Value::as_array)
-                    .is_none_or(|h| !h.is_empty())
-            });
-        }
-        if touched && list.is_empty() && before > 0 {
-            hooks.remove(&event);
-        }
-    }
-    if hooks.is_empty() {
-        object.remove("hooks");
-    }
+    super::entries::serialize(text, &root, adding)
 }
 
 fn set_plugin_off(object: &mut Map<String, Value>) -> Result<(), String> {

@@ -19,6 +19,7 @@
 
 mod claude;
 mod codex;
+mod entries;
 mod manifest;
 
 use std::path::{Path, PathBuf};
