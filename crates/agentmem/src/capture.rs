@@ -257,6 +257,41 @@ fn claude_hook(
 ) -> Result<Option<FoundCapture>, CaptureError> {
     let session = h.session_id.clone().unwrap_or_default();
     let transcript = h.transcript_path.as_deref().map(|p| expand_home(p, home));
+    // `Stop` of the main agent: its answer for the turn, never a
+    // sub-agent's output found in the transcript.
+    if h.hook_event_name.as_deref() == Some("Stop") && h.agent_id.is_none() {
+        let message = match h
+            .last_assistant_message
+            .clone()
+            .filter(|m| !m.trim().is_empty())
+        {
+            Some(message) => Some(message),
+            // Before 2.1.47 the payload has no message: the transcript's
+            // last assistant text of the main chain.
+            None => match &transcript {
+                Some(path) => crate::extract::claude_main_answer(path).map_err(io(path))?,
+                None => None,
+            },
+        };
+        let Some(output) = message else {
+            return Ok(None);
+        };
+        let turn = h
+            .other
+            .get("prompt_id")
+            .and_then(serde_json::Value::as_str)
+            .map(|p| format!("claude-turn:{session}:{p}"));
+        let extracted = Extracted {
+            output,
+            ..Extracted::default()
+        };
+        return Ok(Some((
+            extracted,
+            transcript.unwrap_or_default(),
+            h.cwd.clone(),
+            turn,
+        )));
+    }
     // The hook's own fields are the sub-agent's output: no race.
     if let (Some(agent_transcript), Some(message)) =
         (&h.agent_transcript_path, &h.last_assistant_message)

@@ -134,6 +134,23 @@ pub fn claude(transcript: &Path) -> std::io::Result<Found> {
     })
 }
 
+/// Claude Code: the main agent's last text answer in its transcript (not a
+/// sub-agent's `isSidechain` message), read backwards.
+pub fn claude_main_answer(transcript: &Path) -> std::io::Result<Option<String>> {
+    for entry in reverse_json(transcript)? {
+        if entry.get("type").and_then(Value::as_str) != Some("assistant")
+            || entry.get("isSidechain").and_then(Value::as_bool) == Some(true)
+        {
+            continue;
+        }
+        let text = text_of(entry.pointer("/message/content").unwrap_or(&Value::Null));
+        if !text.trim().is_empty() {
+            return Ok(Some(text));
+        }
+    }
+    Ok(None)
+}
+
 /// Codex: the last assistant message of the turn `turn_id` in a rollout
 /// (the whole last turn when the id is unknown). Read backwards, the search
 /// stops at the turn's `task_started`, so an earlier turn's answer is never

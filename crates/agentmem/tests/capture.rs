@@ -438,3 +438,25 @@ fn nothing_to_capture_is_skipped() {
     ));
     assert!(files_in(mem.path()).is_empty());
 }
+
+#[test]
+fn claude_stop_captures_the_main_answer_not_an_old_sub_agent_output() {
+    let mem = tempfile::tempdir().unwrap();
+    // The recorded Stop payload, over a transcript whose last Task result is a sub-agent's.
+    let mut stop: HookInput = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("../agents/claude-code-2.1.330/claude-Stop.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    stop.transcript_path = Some(fixtures().join("claude-task.jsonl").display().to_string());
+    stop.last_assistant_message = Some("MAIN-ANSWER: the release is tagged.".into());
+    let path =
+        captured(capture(&Trigger::hook(stop.clone()), &settings(mem.path()), None).unwrap());
+    let text = read(&path);
+    assert!(text.contains("MAIN-ANSWER"), "{text}");
+    // The same turn again: a duplicate.
+    assert!(matches!(
+        capture(&Trigger::hook(stop), &settings(mem.path()), None).unwrap(),
+        CaptureOutcome::Duplicate { .. }
+    ));
+}

@@ -770,3 +770,24 @@ fn denials_hold_under_accept_edits_and_bypass_permissions() {
         );
     }
 }
+
+#[test]
+#[ignore = "needs the real Claude Code: scripts/e2e"]
+fn capture_on_stop_keeps_the_main_answer_once() {
+    let s = project();
+    s.write(".agentctx.yaml", "agentmem:\n  capture_on_stop: true\n");
+    let mock = MockApi::start(Script::new().conversation(
+        "E2E-MAIN:stop",
+        vec![vec![Block::text(
+            "🎯 COMPLETED: [AGENT:engineer] shipped the release\n\nMAIN-ANSWER-BODY",
+        )]],
+    ));
+    let run = s.claude(mock.base_url(), &s.root, "E2E-MAIN:stop", &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let texts: Vec<String> = captures(&s.home)
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
+    assert_eq!(texts.len(), 1, "{texts:#?}");
+    assert!(texts[0].contains("MAIN-ANSWER-BODY"), "{texts:#?}");
+}
