@@ -395,4 +395,8 @@ pub struct InstallArgs {
     /// (what trusting them in Codex's TUI does); without it, trust them there.
     #[arg(long)]
     pub trust: bool,
+    /// The agent's version (default: `claude --version` from PATH); events it
+    /// does not know are left out.
+    #[arg(long, value_name = "X.Y.Z")]
+    pub agent_version: Option<String>,
 }

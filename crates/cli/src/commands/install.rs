@@ -78,6 +78,7 @@ fn run(
         program,
         agents_md_plugin_off: args.replace_agents_md_loader,
         codex_trust: args.trust,
+        agent_version: agent_version(agent, args.agent_version.as_deref()),
     };
     let changes = if adding {
         plan_install(&request, &places)?
@@ -126,4 +127,23 @@ fn run(
         }
     }
     Ok(Outcome::Success)
+}
+
+/// The agent's version: the flag, else `claude --version` / `codex --version`
+/// from PATH; `None` when neither tells.
+fn agent_version(agent: HookAgent, flag: Option<&str>) -> Option<(u32, u32, u32)> {
+    if let Some(text) = flag {
+        return agentctx_hooks::install::parse_version(text);
+    }
+    let program = match agent {
+        HookAgent::Claude => "claude",
+        HookAgent::Codex => "codex",
+    };
+    let output = std::process::Command::new(program)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    agentctx_hooks::install::parse_version(&String::from_utf8_lossy(&output.stdout))
 }

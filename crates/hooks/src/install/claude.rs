@@ -19,6 +19,7 @@ pub fn edit_claude_settings(
     program: &str,
     parts: Parts,
     adding: bool,
+    version: Option<(u32, u32, u32)>,
 ) -> Result<String, String> {
     let Some(mut root) = super::entries::parse(text, adding)? else {
         return Ok(text.unwrap_or_default().to_owned());
@@ -28,7 +29,15 @@ pub fn edit_claude_settings(
     };
     if parts.hooks {
         if adding {
-            super::entries::add_hooks(object, program, HookAgent::Claude)?;
+            // Claude Code before 2.0.44 does not know SubagentStart and
+            // then ignores the whole hooks object (measured with 1.0.128
+            // and 2.0.30): leave it out for those versions.
+            let skip: &[&str] = if version.is_some_and(|v| v < (2, 0, 44)) {
+                &["SubagentStart"]
+            } else {
+                &[]
+            };
+            super::entries::add_hooks(object, program, HookAgent::Claude, skip)?;
         } else {
             super::entries::remove_hooks(object);
         }

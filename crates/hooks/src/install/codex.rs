@@ -16,7 +16,7 @@ pub fn edit_codex_hooks(text: Option<&str>, program: &str, adding: bool) -> Resu
         return Err("does not hold a JSON object".into());
     };
     if adding {
-        super::entries::add_hooks(object, program, HookAgent::Codex)?;
+        super::entries::add_hooks(object, program, HookAgent::Codex, &[])?;
     } else {
         super::entries::remove_hooks(object);
     }

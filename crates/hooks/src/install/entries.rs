@@ -24,6 +24,7 @@ pub(super) fn add_hooks(
     object: &mut Map<String, Value>,
     program: &str,
     agent: HookAgent,
+    skip: &[&str],
 ) -> Result<(), String> {
     let hooks = object
         .entry("hooks")
@@ -31,6 +32,9 @@ pub(super) fn add_hooks(
         .as_object_mut()
         .ok_or("`hooks` is not an object")?;
     for (event, tool_event) in EVENTS {
+        if skip.contains(&event) {
+            continue;
+        }
         let command = hook_command(program, agent, event);
         let list = hooks
             .entry(event)

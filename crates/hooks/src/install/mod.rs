@@ -99,6 +99,26 @@ pub struct Request {
     /// Codex: record agentctx's hooks as trusted in the user config, with
     /// the hash Codex computes, as its TUI does when you trust them.
     pub codex_trust: bool,
+    /// The agent's version, when known (`claude --version`): events it does
+    /// not know are left out, because Claude Code before 2.0.44 ignores a
+    /// hooks object with an unknown event.
+    pub agent_version: Option<(u32, u32, u32)>,
+}
+
+/// `X.Y.Z` at the start of a version text (`2.1.330 (Claude Code)`).
+pub fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
+    let word = text
+        .split_whitespace()
+        .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))?;
+    let mut parts = word.split('.').map(|p| {
+        p.trim_end_matches(|c: char| !c.is_ascii_digit())
+            .parse::<u32>()
+    });
+    Some((
+        parts.next()?.ok()?,
+        parts.next()?.ok()?,
+        parts.next()?.ok()?,
+    ))
 }
 
 /// Where things are.
@@ -413,7 +433,8 @@ fn edit(
     };
     match request.agent {
         HookAgent::Claude => {
-            edit_claude_settings(text, &request.program, parts, adding).map_err(invalid)
+            edit_claude_settings(text, &request.program, parts, adding, request.agent_version)
+                .map_err(invalid)
         }
         HookAgent::Codex if parts.codex_trust => {
             edit_codex_trust(text, trust, adding).map_err(invalid)

@@ -32,6 +32,7 @@ fn request(agent: HookAgent, scope: Scope) -> Request {
         program: "/opt/agentctx/bin/agentctx".into(),
         agents_md_plugin_off: false,
         codex_trust: false,
+        agent_version: None,
     }
 }
 
@@ -313,4 +314,22 @@ fn codex_trust_is_recorded_in_the_user_config_and_taken_out_again() {
     uninstall(&r, &f.places);
     assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
     assert!(!hooks.exists());
+}
+
+#[test]
+fn claude_code_before_2_0_44_gets_no_subagent_start() {
+    let f = fixture();
+    let mut r = request(HookAgent::Claude, Scope::Project);
+    r.agent_version = parse_version("2.0.30 (Claude Code)");
+    assert_eq!(r.agent_version, Some((2, 0, 30)));
+    install(&r, &f.places);
+    let text = std::fs::read_to_string(f.places.root.join(".claude/settings.local.json")).unwrap();
+    assert!(
+        !text.contains("SubagentStart") && text.contains("SubagentStop"),
+        "{text}"
+    );
+    r.agent_version = parse_version("2.1.330 (Claude Code)");
+    install(&r, &f.places);
+    let text = std::fs::read_to_string(f.places.root.join(".claude/settings.local.json")).unwrap();
+    assert!(text.contains("SubagentStart"), "{text}");
 }
