@@ -292,6 +292,16 @@ fn claude_hook(
             turn,
         )));
     }
+    if h.hook_event_name.as_deref() == Some("PostToolUse") {
+        return Ok(task_result(h, transcript));
+    }
+    if h.hook_event_name.as_deref() == Some("SubagentStop")
+        && h.last_assistant_message
+            .as_deref()
+            .is_none_or(|m| m.trim().is_empty())
+    {
+        return subagent_stop_before_2_1_47(h, settings, home, transcript);
+    }
     // The hook's own fields are the sub-agent's output: no race.
     if let (Some(agent_transcript), Some(message)) =
         (&h.agent_transcript_path, &h.last_assistant_message)
@@ -350,6 +360,199 @@ fn claude_hook(
             }
         }
     }
+}
+
+/// `PostToolUse` of a `Task`/`Agent` call: a foreground sub-agent's result,
+/// in every Claude Code era (1.0.x and 2.0.x write the sub-agent's output
+/// to disk only after `SubagentStop` returns, so this is where those eras
+/// can be captured). A background launch is left to its `SubagentStop`.
+/// The key is the sub-agent's (`agent:<agentId>`) when the result names it,
+/// so `SubagentStop` and this never capture one run twice.
+fn task_result(h: &HookInput, transcript: Option<PathBuf>) -> Option<FoundCapture> {
+    use serde_json::Value;
+    let tool = h.tool_name.as_deref()?;
+    if tool != "Task" && tool != "Agent" {
+        return None;
+    }
+    let response = h.tool_response.as_ref()?;
+    let launched = response.get("status").and_then(Value::as_str) == Some("async_launched")
+        || response.get("isAsync").and_then(Value::as_bool) == Some(true);
+    if launched {
+        return None;
+    }
+    let text = match response.get("content") {
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(Value::String(text)) => text.clone(),
+        _ => return None,
+    };
+    let output = strip_result_trailer(&text);
+    if output.trim().is_empty() {
+        return None;
+    }
+    let input = h.tool_input.as_ref();
+    let field = |v: Option<&Value>, k: &str| {
+        v.and_then(|v| v.get(k))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    // 1.0.x sends no tool_use_id: the call is found by its prompt.
+    let tool_use_id = h.tool_use_id.clone().or_else(|| {
+        let (path, prompt) = (transcript.as_ref()?, field(input, "prompt")?);
+        crate::eras::call_for_prompt(path, &prompt)
+            .ok()
+            .flatten()
+            .map(|call| call.id)
+    });
+    let key = field(Some(response), "agentId")
+        .map(|id| format!("agent:{id}"))
+        .or_else(|| tool_use_id.as_ref().map(|id| format!("call:{id}")));
+    let extracted = Extracted {
+        output,
+        description: field(input, "description"),
+        prompt: field(input, "prompt"),
+        subagent_type: field(Some(response), "agentType").or_else(|| field(input, "subagent_type")),
+        tool_use_id,
+        call_id: None,
+    };
+    Some((
+        extracted,
+        transcript.unwrap_or_default(),
+        h.cwd.clone(),
+        key,
+    ))
+}
+
+/// A `Task`/`Agent` result without what Claude Code appends for the main
+/// agent (`agentId: ... (use SendMessage ...)`, a `<usage>` block).
+fn strip_result_trailer(text: &str) -> String {
+    let body = match text.rfind("<usage>") {
+        Some(at) if text[..at].trim_end().len() < at || at == 0 => &text[..at],
+        _ => text,
+    };
+    let mut lines: Vec<&str> = body.lines().collect();
+    while lines
+        .last()
+        .is_some_and(|l| l.trim().is_empty() || l.trim_start().starts_with("agentId:"))
+    {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+/// `SubagentStop` from Claude Code before 2.1.47 (no `last_assistant_message`):
+/// the stopping sub-agent's own output, found as its era keeps it
+/// (`eras.rs`), never the parent's newest Task result (not written yet, so
+/// that would be a neighbour's). Parallel sub-agents: the newest output not
+/// captured yet.
+fn subagent_stop_before_2_1_47(
+    h: &HookInput,
+    settings: &CaptureSettings,
+    home: Option<&Path>,
+    transcript: Option<PathBuf>,
+) -> Result<Option<FoundCapture>, CaptureError> {
+    let session = h.session_id.clone().unwrap_or_default();
+    let mut attempt = 0;
+    loop {
+        let found = if let Some(agent_transcript) = &h.agent_transcript_path {
+            // 2.0.42 – 2.1.46: the agent's own transcript.
+            let path = expand_home(agent_transcript, home);
+            crate::eras::last_text(&path)
+                .map_err(io(&path))?
+                .map(|output| crate::eras::SubagentOutput {
+                    output,
+                    key: format!("agent:{}", h.agent_id.clone().unwrap_or_default()),
+                    prompt: crate::eras::first_prompt(&path),
+                    transcript: path,
+                })
+        } else if let Some(parent) = &transcript {
+            // 2.0.0 – 2.0.41: agent-<id>.jsonl beside the session; 1.0.x: sidechains.
+            let mut found = None;
+            for (id, path) in crate::eras::flat_agent_transcripts(parent, &session) {
+                let key = format!("agent:{id}");
+                if is_captured(&settings.root, &key) {
+                    continue;
+                }
+                if let Some(output) = crate::eras::last_text(&path).map_err(io(&path))? {
+                    found = Some(crate::eras::SubagentOutput {
+                        output,
+                        key,
+                        prompt: crate::eras::first_prompt(&path),
+                        transcript: path,
+                    });
+                    break;
+                }
+            }
+            if found.is_none() {
+                for mut side in crate::eras::sidechain_finals(parent).map_err(io(parent))? {
+                    // 1.0.x: the run's key is its call's, as PostToolUse has it,
+                    // so either hook captures it once.
+                    if let Some(prompt) = &side.prompt
+                        && let Some(call) =
+                            crate::eras::call_for_prompt(parent, prompt).map_err(io(parent))?
+                    {
+                        side.key = format!("call:{}", call.id);
+                    }
+                    if !is_captured(&settings.root, &side.key) {
+                        found = Some(side);
+                        break;
+                    }
+                }
+            }
+            found
+        } else {
+            None
+        };
+        match found {
+            Some(sub) => {
+                let (mut description, mut tool_use_id) = launch_of(h, &sub.transcript);
+                let mut subagent_type = h.agent_type.clone().filter(|t| !t.is_empty());
+                if let (Some(parent), Some(prompt)) = (&transcript, &sub.prompt)
+                    && let Some(call) =
+                        crate::eras::call_for_prompt(parent, prompt).map_err(io(parent))?
+                {
+                    description = description.or(call.description);
+                    subagent_type = subagent_type.or(call.subagent_type);
+                    tool_use_id = tool_use_id.or(Some(call.id));
+                }
+                let extracted = Extracted {
+                    output: sub.output,
+                    description,
+                    prompt: sub.prompt,
+                    subagent_type,
+                    tool_use_id,
+                    call_id: None,
+                };
+                return Ok(Some((
+                    extracted,
+                    sub.transcript,
+                    h.cwd.clone(),
+                    Some(sub.key),
+                )));
+            }
+            None if attempt < settings.retries => {
+                attempt += 1;
+                std::thread::sleep(settings.retry_delay);
+            }
+            None => return Ok(None),
+        }
+    }
+}
+
+/// Whether `key` is in the memory root's index of captured runs.
+fn is_captured(root: &Path, key: &str) -> bool {
+    let keys = root.join(".agentmem/captured-keys");
+    std::fs::File::open(keys).is_ok_and(|file| {
+        std::io::BufReader::new(file)
+            .lines()
+            .map_while(Result::ok)
+            .any(|line| line == key)
+    })
 }
 
 /// The dedupe key of a Codex agent output, the same whichever trigger saw
@@ -586,4 +789,16 @@ fn write_once(
     keys.write_all(format!("{key}\n").as_bytes())
         .map_err(io(&keys_path))?;
     Ok(Some(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_result_trailer;
+
+    #[test]
+    fn the_result_trailer_is_not_part_of_the_output() {
+        let text = "DONE: mapped\n\nagentId: a1 (use SendMessage with to: 'a1' to continue)\n<usage>total_tokens: 10\ntool_uses: 1</usage>";
+        assert_eq!(strip_result_trailer(text), "DONE: mapped");
+        assert_eq!(strip_result_trailer("plain\n"), "plain");
+    }
 }

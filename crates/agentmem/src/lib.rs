@@ -37,6 +37,7 @@
 
 mod capture;
 mod completion;
+mod eras;
 mod events;
 mod extract;
 mod format;

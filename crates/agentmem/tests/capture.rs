@@ -70,106 +70,231 @@ fn stable(text: &str, root: &Path) -> String {
         .replace(&root.display().to_string(), "[MEMORY]")
 }
 
+/// A session recorded by the end-to-end suite (`claude_eras.rs`) with
+/// Claude Code `version`: its transcript and its session id.
+fn recorded_session(version: &str) -> (PathBuf, String) {
+    let dir = fixtures().join(format!("claude-{version}"));
+    let transcript = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.extension().is_some_and(|e| e == "jsonl")
+                && !p
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("agent-")
+        })
+        .unwrap();
+    let session = transcript
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    (transcript, session)
+}
+
+/// `SubagentStop` as Claude Code before 2.0.42 sends it: nothing of the
+/// agent (fields as the end-to-end suite saw them).
+fn old_subagent_stop(transcript: &Path, session: &str) -> HookInput {
+    let mut h = hook(transcript);
+    h.session_id = Some(session.into());
+    h
+}
+
+/// Calls `capture` until it skips; returns every output captured.
+fn capture_until_skipped(trigger: &Trigger, root: &Path) -> Vec<String> {
+    let mut s = settings(root);
+    s.retries = 0;
+    let mut outputs = Vec::new();
+    for _ in 0..8 {
+        match capture(trigger, &s, None).unwrap() {
+            CaptureOutcome::Captured { path, .. } => outputs.push(read(&path)),
+            CaptureOutcome::Skipped { .. } => return outputs,
+            other => panic!("expected a capture or a skip, got {other:?}"),
+        }
+    }
+    panic!("never skipped: {} captures", outputs.len());
+}
+
+fn bodies(outputs: &[String]) -> Vec<&'static str> {
+    let mut found: Vec<&'static str> = ["ONE-BODY", "P1-BODY", "P2-BODY"]
+        .into_iter()
+        .filter(|b| outputs.iter().any(|o| o.contains(b)))
+        .collect();
+    found.sort_unstable();
+    found
+}
+
 #[test]
-fn task_era_capture_is_written_in_the_documented_format() {
+fn capture_is_written_in_the_documented_format() {
     let mem = tempfile::tempdir().unwrap();
-    let path = captured(
-        capture(
-            &Trigger::hook(hook(&fixtures().join("claude-task.jsonl"))),
-            &settings(mem.path()),
-            None,
-        )
-        .unwrap(),
+    let (transcript, session) = recorded_session("2.1.40");
+    let mut h = old_subagent_stop(&transcript, &session);
+    // 2.0.42 – 2.1.46 name the agent and its transcript, not its message.
+    h.agent_id = Some("a6e87a6".into());
+    h.agent_transcript_path = Some(
+        transcript
+            .with_extension("")
+            .join("subagents/agent-a6e87a6.jsonl")
+            .display()
+            .to_string(),
     );
-    assert!(path.ends_with("RESEARCH/2026-01/2026-01-25-091200_AGENT-researcher_RESEARCH_found-the-auth-race-in-token-refresh.md"), "{}", path.display());
+    let path = captured(capture(&Trigger::hook(h), &settings(mem.path()), None).unwrap());
+    assert!(
+        path.ends_with(
+            "IMPLEMENTATION/2026-01/2026-01-25-091200_AGENT-engineer_IMPLEMENTATION_fixed-the-build.md"
+        ),
+        "{}",
+        path.display()
+    );
     insta::assert_snapshot!(stable(&read(&path), mem.path()));
 }
 
 #[test]
-fn agent_era_after_the_task_rename_is_captured_too() {
+fn claude_code_1_0_captures_each_parallel_sub_agent_once() {
     let mem = tempfile::tempdir().unwrap();
-    let path = captured(
-        capture(
-            &Trigger::hook(hook(&fixtures().join("claude-agent.jsonl"))),
-            &settings(mem.path()),
-            None,
+    let (transcript, session) = recorded_session("1.0.128");
+    let outputs = capture_until_skipped(
+        &Trigger::hook(old_subagent_stop(&transcript, &session)),
+        mem.path(),
+    );
+    assert_eq!(outputs.len(), 3, "{outputs:#?}");
+    assert_eq!(bodies(&outputs), ["ONE-BODY", "P1-BODY", "P2-BODY"]);
+    // The description comes from the parent's call, found by the prompt.
+    assert!(
+        outputs.iter().any(|o| o.contains("Fix the build")),
+        "{outputs:#?}"
+    );
+}
+
+#[test]
+fn claude_code_2_0_flat_agent_files_are_captured_once_each_without_warmups() {
+    let mem = tempfile::tempdir().unwrap();
+    let (transcript, session) = recorded_session("2.0.30");
+    let outputs = capture_until_skipped(
+        &Trigger::hook(old_subagent_stop(&transcript, &session)),
+        mem.path(),
+    );
+    assert_eq!(outputs.len(), 3, "{outputs:#?}");
+    assert_eq!(bodies(&outputs), ["ONE-BODY", "P1-BODY", "P2-BODY"]);
+    assert!(outputs.iter().all(|o| !o.contains("Warmup")));
+    // Another session's agent files are never this session's.
+    let other = tempfile::tempdir().unwrap();
+    assert!(
+        capture_until_skipped(
+            &Trigger::hook(old_subagent_stop(&transcript, "another-session")),
+            other.path(),
+        )
+        .is_empty()
+    );
+}
+
+/// The recorded PostToolUse(Agent) payload (2.1.330).
+fn recorded_post_tool_use() -> HookInput {
+    serde_json::from_str(
+        &std::fs::read_to_string(
+            fixtures().join("../agents/claude-code-2.1.330/claude-PostToolUse-Agent.json"),
         )
         .unwrap(),
-    );
-    let text = read(&path);
-    assert!(
-        path.to_string_lossy()
-            .contains("_AGENT-engineer_IMPLEMENTATION_fixed-auth-race-refresh-is-atomic-now"),
-        "{}",
-        path.display()
-    );
-    assert!(text.contains("Changed refresh to compare-and-swap."));
+    )
+    .unwrap()
 }
 
 #[test]
 fn async_launch_acknowledgement_is_not_the_output() {
     let mem = tempfile::tempdir().unwrap();
-    let path = captured(
-        capture(
-            &Trigger::hook(hook(&fixtures().join("claude-async.jsonl"))),
-            &settings(mem.path()),
-            None,
-        )
+    // The recorded payload with the recorded result of a background launch
+    // (the `toolUseResult` 2.1.330 wrote to its transcript).
+    let (transcript, _) = recorded_session("2.1.330");
+    let launch = std::fs::read_to_string(&transcript)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|e| {
+            e.get("toolUseResult")
+                .filter(|r| r["status"] == "async_launched")
+                .cloned()
+        })
+        .unwrap();
+    let mut h = recorded_post_tool_use();
+    h.tool_response = Some(launch);
+    let mut s = settings(mem.path());
+    s.retries = 0;
+    assert!(matches!(
+        capture(&Trigger::hook(h), &s, None).unwrap(),
+        CaptureOutcome::Skipped { .. }
+    ));
+    // Its SubagentStop, when the agent is done, carries the real output.
+    let stop: HookInput = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join(
+            "../agents/claude-code-2.1.330/claude-SubagentStop-researcher-background-running.json",
+        ))
         .unwrap(),
-    );
-    let text = read(&path);
-    assert!(!text.contains("Async agent launched"), "{text}");
-    assert!(text.contains("Proposed a compact header"), "{text}");
-    // With the hook's own fields, the background agent's real output wins.
-    let mut h = hook(&fixtures().join("claude-async.jsonl"));
-    h.agent_id = Some("a-77".into());
-    h.agent_type = Some("pentester".into());
-    h.agent_transcript_path = Some("/tmp/agent-a-77.jsonl".into());
-    h.last_assistant_message = Some("🗣️ Pentester: No known CVEs in the lockfile".into());
-    let path = captured(capture(&Trigger::hook(h), &settings(mem.path()), None).unwrap());
-    assert!(
-        path.to_string_lossy().contains("SECURITY"),
-        "{}",
-        path.display()
-    );
+    )
+    .unwrap();
+    let path = captured(capture(&Trigger::hook(stop), &s, None).unwrap());
+    assert!(read(&path).contains("SUBAGENT-TWO-BODY"));
 }
 
 #[test]
-fn hook_before_the_result_is_flushed_retries_and_captures() {
+fn hook_before_the_agent_transcript_is_flushed_retries_and_captures() {
     let mem = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
-    let transcript = work.path().join("t.jsonl");
-    let call = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_r","name":"Task","input":{"description":"d","subagent_type":"researcher"}}]}}"#;
-    std::fs::write(&transcript, format!("{call}\n")).unwrap();
-    let late = transcript.clone();
+    let (transcript, session) = recorded_session("2.1.40");
+    let recorded = transcript
+        .with_extension("")
+        .join("subagents/agent-a6e87a6.jsonl");
+    let lines = read(&recorded);
+    let (first, rest) = lines.split_once('\n').unwrap();
+    let late = work.path().join("agent-a6e87a6.jsonl");
+    std::fs::write(&late, format!("{first}\n")).unwrap();
+    let rest = rest.to_owned();
+    let appended = late.clone();
     let writer = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(60));
-        let result = r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_r","content":"🗣️ Researcher: Arrived late"}]}}"#;
         let mut f = std::fs::OpenOptions::new()
             .append(true)
-            .open(&late)
+            .open(&appended)
             .unwrap();
-        std::io::Write::write_all(&mut f, format!("{result}\n").as_bytes()).unwrap();
+        std::io::Write::write_all(&mut f, rest.as_bytes()).unwrap();
     });
+    let mut h = old_subagent_stop(&transcript, &session);
+    h.agent_id = Some("a6e87a6".into());
+    h.agent_transcript_path = Some(late.display().to_string());
     let mut s = settings(mem.path());
     s.retry_delay = Duration::from_millis(100);
-    let path = captured(capture(&Trigger::hook(hook(&transcript)), &s, None).unwrap());
+    let path = captured(capture(&Trigger::hook(h), &s, None).unwrap());
     writer.join().unwrap();
-    assert!(read(&path).contains("Arrived late"));
+    assert!(read(&path).contains("P1-BODY"));
 }
 
 #[test]
 fn the_same_run_is_captured_once_however_many_hooks_fire() {
     let mem = tempfile::tempdir().unwrap();
-    let trigger = Trigger::hook(hook(&fixtures().join("claude-task.jsonl")));
-    let outcomes: Vec<CaptureOutcome> = (0..6)
-        .map(|_| capture(&trigger, &settings(mem.path()), None).unwrap())
+    // PostToolUse(Agent) and SubagentStop of one run (both recorded).
+    let post = Trigger::hook(recorded_post_tool_use());
+    let stop = Trigger::hook(
+        serde_json::from_str(
+            &std::fs::read_to_string(
+                fixtures()
+                    .join("../agents/claude-code-2.1.330/claude-SubagentStop-researcher.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap(),
+    );
+    let outcomes: Vec<CaptureOutcome> = [&post, &stop, &post, &stop, &stop, &post]
+        .into_iter()
+        .map(|t| capture(t, &settings(mem.path()), None).unwrap())
         .collect();
     assert!(matches!(outcomes[0], CaptureOutcome::Captured { .. }));
     assert!(
         outcomes[1..]
             .iter()
-            .all(|o| matches!(o, CaptureOutcome::Duplicate { .. }))
+            .all(|o| matches!(o, CaptureOutcome::Duplicate { .. })),
+        "{outcomes:#?}"
     );
     assert_eq!(files_in(mem.path()).len(), 1);
 }
@@ -245,8 +370,9 @@ fn a_huge_transcript_costs_what_its_last_turn_costs() {
     let work = tempfile::tempdir().unwrap();
     let transcript = work.path().join("huge.jsonl");
     // 512 MiB of history (sparse: the test must not need the disk space),
-    // then the last turn.
-    let tail = std::fs::read(fixtures().join("claude-task.jsonl")).unwrap();
+    // then the recorded 1.0.128 turn, whose sub-agents live in it.
+    let (recorded, session) = recorded_session("1.0.128");
+    let tail = std::fs::read(recorded).unwrap();
     let file = std::fs::File::create(&transcript).unwrap();
     file.set_len(512 * 1024 * 1024).unwrap();
     drop(file);
@@ -257,34 +383,34 @@ fn a_huge_transcript_costs_what_its_last_turn_costs() {
     std::io::Write::write_all(&mut f, b"\n").unwrap();
     std::io::Write::write_all(&mut f, &tail).unwrap();
     let started = std::time::Instant::now();
-    let path = captured(
-        capture(
-            &Trigger::hook(hook(&transcript)),
-            &settings(mem.path()),
-            None,
-        )
-        .unwrap(),
+    let outputs = capture_until_skipped(
+        &Trigger::hook(old_subagent_stop(&transcript, &session)),
+        mem.path(),
     );
     let took = started.elapsed();
-    assert!(read(&path).contains("Found the auth race"));
+    assert_eq!(bodies(&outputs), ["ONE-BODY", "P1-BODY", "P2-BODY"]);
     assert!(
-        took < Duration::from_millis(500),
-        "took {took:?}: the file must not be read whole"
+        took < Duration::from_millis(1000),
+        "took {took:?} for four searches: the file must not be read whole"
     );
 }
 
 #[test]
 fn half_written_last_line_is_skipped_not_an_error() {
     let mem = tempfile::tempdir().unwrap();
-    let path = captured(
-        capture(
-            &Trigger::hook(hook(&fixtures().join("claude-half-written.jsonl"))),
-            &settings(mem.path()),
-            None,
-        )
-        .unwrap(),
+    let work = tempfile::tempdir().unwrap();
+    let (recorded, session) = recorded_session("1.0.128");
+    let transcript = work.path().join("half.jsonl");
+    let mut text = read(&recorded);
+    text.push_str(
+        r#"{"parentUuid":"x","isSidechain":true,"type":"assistant","message":{"role":"assis"#,
     );
-    assert!(read(&path).contains("Summarised the docs"));
+    std::fs::write(&transcript, text).unwrap();
+    let outputs = capture_until_skipped(
+        &Trigger::hook(old_subagent_stop(&transcript, &session)),
+        mem.path(),
+    );
+    assert_eq!(bodies(&outputs), ["ONE-BODY", "P1-BODY", "P2-BODY"]);
 }
 
 #[test]
@@ -448,7 +574,7 @@ fn claude_stop_captures_the_main_answer_not_an_old_sub_agent_output() {
             .unwrap(),
     )
     .unwrap();
-    stop.transcript_path = Some(fixtures().join("claude-task.jsonl").display().to_string());
+    stop.transcript_path = Some(recorded_session("2.1.330").0.display().to_string());
     stop.last_assistant_message = Some("MAIN-ANSWER: the release is tagged.".into());
     let path =
         captured(capture(&Trigger::hook(stop.clone()), &settings(mem.path()), None).unwrap());

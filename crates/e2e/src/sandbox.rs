@@ -28,6 +28,24 @@ pub fn claude_bin() -> PathBuf {
     bin
 }
 
+/// The older Claude Code releases `scripts/e2e` installed, with their
+/// binaries (`AGENTCTX_E2E_CLAUDE_CODE_ERAS`). Panics when one is missing.
+pub fn claude_eras() -> Vec<(String, PathBuf)> {
+    let eras = std::env::var("AGENTCTX_E2E_CLAUDE_CODE_ERAS")
+        .expect("scripts/e2e sets AGENTCTX_E2E_CLAUDE_CODE_ERAS");
+    eras.split_whitespace()
+        .map(|era| {
+            let bin = agents_dir().join(format!("eras/{era}/node_modules/.bin/claude"));
+            assert!(
+                bin.exists(),
+                "Claude Code {era} is not installed at {}: run scripts/e2e",
+                bin.display()
+            );
+            (era.to_owned(), bin)
+        })
+        .collect()
+}
+
 /// The Codex CLI `scripts/e2e` installed.
 pub fn codex_bin() -> PathBuf {
     let bin = agents_dir().join("node_modules/.bin/codex");
@@ -173,11 +191,34 @@ impl Sandbox {
         run(cmd)
     }
 
+    /// [`Sandbox::claude`] with another Claude Code binary (an older release).
+    pub fn claude_with(
+        &self,
+        bin: &Path,
+        mock_url: &str,
+        cwd: &Path,
+        prompt: &str,
+        extra: &[&str],
+    ) -> AgentRun {
+        self.claude_run(bin, mock_url, cwd, prompt, extra)
+    }
+
     /// `claude -p PROMPT` in `cwd` against the mock, `bypassPermissions`
     /// unless `extra` names another `--permission-mode`,
     /// stream-json output, hooks timed in `<sandbox>/claude-debug.log`.
     pub fn claude(&self, mock_url: &str, cwd: &Path, prompt: &str, extra: &[&str]) -> AgentRun {
-        let mut cmd = Command::new(claude_bin());
+        self.claude_run(&claude_bin(), mock_url, cwd, prompt, extra)
+    }
+
+    fn claude_run(
+        &self,
+        bin: &Path,
+        mock_url: &str,
+        cwd: &Path,
+        prompt: &str,
+        extra: &[&str],
+    ) -> AgentRun {
+        let mut cmd = Command::new(bin);
         self.base_env(&mut cmd);
         cmd.env("ANTHROPIC_BASE_URL", mock_url)
             .env("ANTHROPIC_API_KEY", "sk-e2e-mock")
@@ -190,11 +231,12 @@ impl Sandbox {
         if !extra.contains(&"--permission-mode") {
             cmd.args(["--permission-mode", "bypassPermissions"]);
         }
-        cmd.arg("--debug-file")
-            .arg(self.path().join("claude-debug.log"))
-            .args(extra)
-            .current_dir(cwd)
-            .stdin(Stdio::null());
+        // Older releases have no --debug-file.
+        if bin == claude_bin().as_path() {
+            cmd.arg("--debug-file")
+                .arg(self.path().join("claude-debug.log"));
+        }
+        cmd.args(extra).current_dir(cwd).stdin(Stdio::null());
         run(cmd)
     }
 }

@@ -403,6 +403,10 @@ impl Call<'_> {
     }
 
     fn post_tool_use(&self, outcome: &mut HookOutcome) {
+        // A foreground sub-agent's result (Claude Code's Task/Agent).
+        if matches!(self.input.tool_name.as_deref(), Some("Task" | "Agent")) {
+            self.capture("PostToolUse", outcome);
+        }
         let paths = self.named_paths(outcome);
         if paths.is_empty() {
             outcome.note("no file paths in the tool input: doing nothing");
