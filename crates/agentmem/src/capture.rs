@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::completion::{category_of, find_completion};
 use crate::extract::{Extracted, Found, claude, codex_thread, codex_turn_answer, find_rollout};
-use crate::format::{CaptureDoc, kebab, safe_name};
+use crate::format::{CaptureDoc, cut_bytes, kebab, safe_name};
 use crate::redact::redact;
 
 /// What started the capture.
@@ -166,9 +166,17 @@ pub fn capture(
     };
     let output = mask(&extracted.output, &mut counts);
     let completion = find_completion(&extracted.output);
+    // No completion line: the call's description says what the run was
+    // for better than the output's first line does.
     let completion_text = completion
         .as_ref()
         .map(|c| c.text.clone())
+        .or_else(|| {
+            extracted
+                .description
+                .clone()
+                .filter(|d| !d.trim().is_empty())
+        })
         .unwrap_or_else(|| first_line(&extracted.output));
     let agent_type = completion
         .and_then(|c| c.agent)
@@ -192,10 +200,17 @@ pub fn capture(
         }
         d => d,
     };
-    let type_part = safe_name(&executor);
-    let stem = format!(
-        "{}_AGENT-{type_part}_{category}_{description_part}",
+    let type_part = cut_bytes(&safe_name(&executor), MAX_TYPE_BYTES).to_owned();
+    let prefix = format!(
+        "{}_AGENT-{type_part}_{category}_",
         settings.now.strftime("%Y-%m-%d-%H%M%S")
+    );
+    // File names are at most 255 bytes on every file system we write to:
+    // room is kept for `-<n>` (a second capture of the same name) and `.md`.
+    let room = MAX_NAME_BYTES.saturating_sub(prefix.len() + NAME_SUFFIX_ROOM);
+    let stem = format!(
+        "{prefix}{}",
+        cut_bytes(&description_part, room).trim_end_matches('-')
     );
     let dir = settings
         .root
@@ -233,6 +248,13 @@ pub fn capture(
         None => CaptureOutcome::Duplicate { key },
     })
 }
+
+/// The longest file name the file systems we write to accept.
+const MAX_NAME_BYTES: usize = 255;
+/// The agent type's share of a file name.
+const MAX_TYPE_BYTES: usize = 48;
+/// What `write_once` may append to a stem: `-<n>.md`.
+const NAME_SUFFIX_ROOM: usize = 12;
 
 type FoundCapture = (Extracted, PathBuf, Option<String>, Option<String>);
 

@@ -16,14 +16,21 @@ static NAMED_VOICE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"(?m)(?:\*\*)?🗣\x{FE0F}?[ \t]*(?:\*\*)?([A-Za-z0-9_-]+)(?:\*\*)?:(?:\*\*)?[ \t]*(\S[^\n]*)").ok()
 });
 // `🎯 COMPLETED: [AGENT:type] text`, also bold, also across a line break.
+// The `COMPLETED:` head: after 🎯 anywhere (colon optional), or at a
+// line's start without the emoji (PAI's own format: `COMPLETED: ...`,
+// `**COMPLETED:** ...`).
+const COMPLETED_HEAD: &str =
+    r"(?:🎯[ \t]*(?:\*\*)?COMPLETED(?:\*\*)?:?|(?m:^)[ \t]*(?:\*\*)?COMPLETED(?:\*\*)?:)(?:\*\*)?";
 static TYPED_COMPLETED: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?:\*\*)?🎯[ \t]*(?:\*\*)?COMPLETED(?:\*\*)?:?(?:\*\*)?\s*\[AGENT:([A-Za-z0-9_-]+)\][ \t]*(\S[^\n]*)").ok()
+    Regex::new(&format!(
+        r"{COMPLETED_HEAD}\s*\[AGENT:([A-Za-z0-9_-]+)\][ \t]*(\S[^\n]*)"
+    ))
+    .ok()
 });
 static VOICE: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?m)🗣\x{FE0F}?(?:\*\*)?[ \t]*(\S[^\n]*)").ok());
-static COMPLETED: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?:\*\*)?🎯[ \t]*(?:\*\*)?COMPLETED(?:\*\*)?:?(?:\*\*)?\s*(\S[^\n]*)").ok()
-});
+static COMPLETED: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(&format!(r"{COMPLETED_HEAD}[ \t]*(\S[^\n]*)")).ok());
 
 fn clean(text: &str) -> String {
     text.trim().trim_matches('*').trim().to_owned()
@@ -114,6 +121,24 @@ mod tests {
             found("🎯 **COMPLETED:** [AGENT:architect] chose REST"),
             ("chose REST".into(), Some("architect".into()))
         );
+    }
+
+    #[test]
+    fn pai_forms_without_the_emoji_at_a_line_start() {
+        assert_eq!(
+            found("Done.\nCOMPLETED: migrated the schema"),
+            ("migrated the schema".into(), None)
+        );
+        assert_eq!(
+            found("## Summary\n**COMPLETED:** wrote the ADR"),
+            ("wrote the ADR".into(), None)
+        );
+        assert_eq!(
+            found("**COMPLETED**: [AGENT:engineer] fixed CI"),
+            ("fixed CI".into(), Some("engineer".into()))
+        );
+        // Not at a line's start and without the emoji: prose, not a marker.
+        assert!(find_completion("the job is COMPLETED: yes").is_none());
     }
 
     #[test]

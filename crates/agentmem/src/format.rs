@@ -107,6 +107,19 @@ pub fn kebab(text: &str) -> String {
     cut.trim_end_matches('-').to_owned()
 }
 
+/// The longest prefix of `text` that fits in `max` bytes, cut on a
+/// character boundary.
+pub fn cut_bytes(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// `[A-Za-z0-9_-]` only, for the agent type in a file name.
 pub fn safe_name(text: &str) -> String {
     let cleaned: String = text
@@ -130,6 +143,14 @@ pub fn safe_name(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cut_bytes_never_splits_a_character() {
+        assert_eq!(cut_bytes("認証フロー", 7), "認証");
+        assert_eq!(cut_bytes("認証フロー", 6), "認証");
+        assert_eq!(cut_bytes("abc", 10), "abc");
+        assert_eq!(cut_bytes("認", 2), "");
+    }
 
     #[test]
     fn kebab_keeps_every_script_and_cuts_on_characters() {

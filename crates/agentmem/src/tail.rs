@@ -98,7 +98,10 @@ impl Iterator for ReverseLines {
 pub fn reverse_json(path: &Path) -> std::io::Result<impl Iterator<Item = serde_json::Value>> {
     Ok(ReverseLines::open(path)?
         .map_while(Result::ok)
-        .filter_map(|line| serde_json::from_slice(&line).ok()))
+        // A line with bytes that are not UTF-8 (a cut multi-byte character,
+        // a binary tool result) is read lossily, not dropped: dropping it
+        // would make an older entry the newest.
+        .filter_map(|line| serde_json::from_str(&String::from_utf8_lossy(&line)).ok()))
 }
 
 #[cfg(test)]

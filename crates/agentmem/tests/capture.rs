@@ -586,3 +586,62 @@ fn claude_stop_captures_the_main_answer_not_an_old_sub_agent_output() {
         CaptureOutcome::Duplicate { .. }
     ));
 }
+
+#[test]
+fn a_long_type_and_a_long_japanese_completion_still_fit_in_255_bytes() {
+    let mem = tempfile::tempdir().unwrap();
+    let mut h = hook(Path::new("/nonexistent"));
+    h.agent_transcript_path = Some("/tmp/a.jsonl".into());
+    h.agent_type = Some("principal-distributed-systems-researcher-".repeat(4));
+    h.last_assistant_message = Some(format!(
+        "🎯 COMPLETED: {}",
+        "認証フローの競合状態".repeat(6)
+    ));
+    h.agent_id = Some("long".into());
+    for run in 0..3 {
+        h.agent_id = Some(format!("long-{run}"));
+        let path =
+            captured(capture(&Trigger::hook(h.clone()), &settings(mem.path()), None).unwrap());
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.len() <= 255, "{} bytes: {name}", name.len());
+        assert!(name.ends_with(".md") && name.contains("認証"), "{name}");
+    }
+    assert_eq!(files_in(mem.path()).len(), 3);
+}
+
+#[test]
+fn without_a_completion_line_the_description_names_the_file() {
+    let mem = tempfile::tempdir().unwrap();
+    let mut post = recorded_post_tool_use();
+    // The recorded result, its completion line taken out.
+    post.tool_response.as_mut().unwrap()["content"][0]["text"] =
+        "## Summary\n\nThree routes: /a, /b, /c.".into();
+    let path = captured(capture(&Trigger::hook(post), &settings(mem.path()), None).unwrap());
+    assert!(
+        path.to_string_lossy().ends_with("_map-api-routes.md"),
+        "{}",
+        path.display()
+    );
+}
+
+#[test]
+fn a_line_with_bytes_that_are_not_utf8_is_read_lossily_not_dropped() {
+    let mem = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let (recorded, session) = recorded_session("1.0.128");
+    let transcript = work.path().join("binary.jsonl");
+    // A cut multi-byte character in one sub-agent's output.
+    let bytes = read(&recorded).replace("P2-BODY", "P2-BODY\u{1}");
+    let bytes: Vec<u8> = bytes
+        .into_bytes()
+        .into_iter()
+        .map(|b| if b == 1 { 0xE8 } else { b })
+        .collect();
+    std::fs::write(&transcript, bytes).unwrap();
+    let outputs = capture_until_skipped(
+        &Trigger::hook(old_subagent_stop(&transcript, &session)),
+        mem.path(),
+    );
+    assert_eq!(bodies(&outputs), ["ONE-BODY", "P1-BODY", "P2-BODY"]);
+    assert!(outputs.iter().any(|o| o.contains("P2-BODY\u{FFFD}")));
+}
