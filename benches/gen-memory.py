@@ -5,14 +5,23 @@ across two years, bodies of 200 words drawn with Zipf-like weights from a
 vocabulary of about 2,000 words (so common words are in most captures and
 most words in few, as in real text).
 
-Usage: benches/gen-memory.py DIR [N]"""
+With CJK_EVERY (default 0, none), every CJK_EVERY-th capture also gets a
+Japanese paragraph (words from a small vocabulary joined by particles,
+without spaces, as Japanese is written).
+
+Usage: benches/gen-memory.py DIR [N] [CJK_EVERY]"""
 import os
 import random
 import sys
 
 root = sys.argv[1]
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
+cjk_every = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 rng = random.Random(7)
+cjk_rng = random.Random(11)
+ja_words = ("認証 フロー 調査 トークン 更新 競合 設計 キャッシュ 遅延 索引 移行 権限 設定 "
+            "検証 障害 監査 依存 脆弱性 配布 画面 配色 構文 解析 再試行 接続 上限 予算").split()
+ja_particles = ["を", "が", "の", "に", "は", "で", "と"]
 base = ("auth token refresh race cache invalidation index query planner latency budget schema migration "
         "header layout palette contrast rollout canary feature flag retry backoff timeout socket buffer "
         "parser lexer grammar ambiguity audit dependency lockfile vulnerability patch release note").split()
@@ -33,6 +42,9 @@ for i in range(n):
     d = os.path.join(root, cat, stamp[:7])
     os.makedirs(d, exist_ok=True)
     body = "\n\n".join(" ".join(rng.choices(words, weights, k=40)) + "." for _ in range(5))
+    if cjk_every and i % cjk_every == 0:
+        sentence = lambda: "".join(w + cjk_rng.choice(ja_particles) for w in cjk_rng.choices(ja_words, k=6)) + "。"
+        body += "\n\n" + "".join(sentence() for _ in range(4))
     ts = f"{stamp[:10]} {stamp[11:13]}:{stamp[13:15]}:{stamp[15:17]} UTC"
     text = (f'---\ncapture_type: "{cat}"\ntimestamp: "{ts}"\nexecutor: "{agent}"\nagent_completion: "{completion}"\n'
             f'transcript_path: "/t/{i}.jsonl"\nsession_id: "s-{i // 10}"\ncwd: "/work/project-{i % 7}"\nsource: "claude-hook"\nredactions: "0"\n---\n\n'

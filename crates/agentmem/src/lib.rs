@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 
 mod capture;
+mod cjk;
 mod completion;
 mod eras;
 mod events;

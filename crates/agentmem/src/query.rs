@@ -37,7 +37,7 @@ pub fn parse_query(text: &str) -> Result<Query, StoreError> {
                 ));
             }
             if !phrase.trim().is_empty() {
-                terms.push(format!("\"{}\"", phrase.replace('"', "")));
+                terms.push(fts_term(&phrase.replace('"', ""), false));
                 query
                     .terms
                     .extend(phrase.split_whitespace().map(str::to_lowercase));
@@ -74,13 +74,33 @@ pub fn parse_query(text: &str) -> Result<Query, StoreError> {
                 "`{word}` has nothing to search for"
             )));
         }
-        terms.push(format!("\"{stem}\"{}", if prefix { "*" } else { "" }));
+        terms.push(fts_term(&stem, prefix));
         query.terms.push(stem.to_lowercase());
     }
     if !terms.is_empty() {
-        query.fts = Some(terms.join(" "));
+        query.fts = Some(terms.join(" AND "));
     }
     Ok(query)
+}
+
+/// One term (a word or a phrase) as FTS5 syntax: quoted, so punctuation
+/// is never an operator; its CJK runs searched as substrings in the
+/// bigram column (`cjk.rs`), the rest as words.
+fn fts_term(term: &str, prefix: bool) -> String {
+    if !term.chars().any(crate::cjk::is_cjk) {
+        return format!("\"{term}\"{}", if prefix { "*" } else { "" });
+    }
+    let rest: String = term
+        .chars()
+        .map(|c| if crate::cjk::is_cjk(c) { ' ' } else { c })
+        .collect();
+    let mut parts: Vec<String> = crate::cjk::runs(term)
+        .map(|run| crate::cjk::query_run(crate::store::CJK_COLUMN, run))
+        .collect();
+    if rest.chars().any(char::is_alphanumeric) {
+        parts.push(format!("\"{}\"", rest.trim()));
+    }
+    format!("({})", parts.join(" AND "))
 }
 
 /// About a dozen words of `body` around the first searched term, with
@@ -90,9 +110,12 @@ pub fn snippet(body: &str, terms: &[String]) -> String {
     let hit = |w: &str| {
         let w = w.to_lowercase();
         let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-        terms
-            .iter()
-            .any(|t| !t.is_empty() && w.starts_with(t.as_str()))
+        terms.iter().any(|t| {
+            !t.is_empty()
+                && (w.starts_with(t.as_str())
+                        // A CJK term is found inside a run, not at its start.
+                        || (t.chars().any(crate::cjk::is_cjk) && w.contains(t.as_str())))
+        })
     };
     let first = words.iter().position(|w| hit(w)).unwrap_or(0);
     let start = first.saturating_sub(5);
@@ -127,7 +150,7 @@ mod tests {
                 .unwrap();
         assert_eq!(
             q.fts.as_deref(),
-            Some("\"auth\" \"token refresh\" \"migra\"* \"auth-flow\"")
+            Some("\"auth\" AND \"token refresh\" AND \"migra\"* AND \"auth-flow\"")
         );
         assert_eq!(q.categories, ["DECISION"]);
         assert_eq!(q.agent.as_deref(), Some("Engineer"));

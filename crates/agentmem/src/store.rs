@@ -139,15 +139,19 @@ CREATE TABLE IF NOT EXISTS dirs (
     mtime INTEGER NOT NULL
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS captures_fts USING fts5(
-    completion, description, body,
+    completion, description, body, cjk,
     content = '', contentless_delete = 1,
     tokenize = 'unicode61 remove_diacritics 2'
 );
-INSERT INTO captures_fts (captures_fts, rank) VALUES ('rank', 'bm25(5.0, 3.0, 1.0)');
+INSERT INTO captures_fts (captures_fts, rank) VALUES ('rank', 'bm25(5.0, 3.0, 1.0, 2.0)');
 ";
 
 /// Bumped when the schema changes; an index of another version is rebuilt.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
+
+/// The full-text column that holds the CJK bigrams of a capture's
+/// completion, description and body (`cjk.rs`).
+pub(crate) const CJK_COLUMN: &str = "cjk";
 
 /// The index of one memory folder.
 pub struct MemoryStore {
@@ -652,8 +656,14 @@ fn insert(
     )?;
     let id = tx.last_insert_rowid();
     tx.execute(
-        "INSERT INTO captures_fts (rowid, completion, description, body) VALUES (?1, ?2, ?3, ?4)",
-        params![id, c.completion, c.description, c.body],
+        "INSERT INTO captures_fts (rowid, completion, description, body, cjk) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            id,
+            c.completion,
+            c.description,
+            c.body,
+            crate::cjk::index_text(&format!("{}\n{}\n{}", c.completion, c.description, c.body))
+        ],
     )?;
     Ok(())
 }

@@ -296,3 +296,86 @@ fn directory_level_reconcile_sees_added_and_removed_files() {
     std::fs::remove_dir_all(root.join("DECISION")).unwrap();
     assert_eq!(store.reconcile_by_directory().unwrap().removed, 1);
 }
+
+/// Writes a capture through the capture path, as a hook would.
+fn captured_text(root: &Path, id: &str, message: &str) {
+    let mut hook = agentctx_types::HookInput {
+        session_id: Some("s".into()),
+        hook_event_name: Some("SubagentStop".into()),
+        agent_id: Some(id.into()),
+        agent_type: Some("researcher".into()),
+        agent_transcript_path: Some("/tmp/a.jsonl".into()),
+        ..Default::default()
+    };
+    hook.last_assistant_message = Some(message.into());
+    let settings = agentctx_agentmem::CaptureSettings {
+        root: root.to_path_buf(),
+        codex_sessions: root.join("none"),
+        retries: 0,
+        retry_delay: std::time::Duration::ZERO,
+        redact: true,
+        now: "2026-01-25T09:12:00+09:00[Asia/Tokyo]".parse().unwrap(),
+    };
+    let outcome =
+        agentctx_agentmem::capture(&agentctx_agentmem::Trigger::hook(hook), &settings, None)
+            .unwrap();
+    assert!(
+        matches!(outcome, agentctx_agentmem::CaptureOutcome::Captured { .. }),
+        "{outcome:?}"
+    );
+}
+
+#[test]
+fn japanese_chinese_and_korean_are_found_by_substring() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("MEMORY");
+    captured_text(
+        &root,
+        "ja",
+        "🗣️ Researcher: 認証フローを調査しました\n\nトークンの更新に競合があります。",
+    );
+    captured_text(&root, "ko", "🗣️ Researcher: 인증을 확인했습니다");
+    captured_text(&root, "en", "🗣️ Researcher: Mapped the auth flow");
+    let store = opened(&root);
+    let found = |q: &str| {
+        let hits = store.search(q, &Filter::default()).unwrap();
+        let mut ids: Vec<String> = hits
+            .iter()
+            .map(|h| {
+                let text = std::fs::read_to_string(&h.record.path).unwrap();
+                ["認証フロー", "인증을", "auth flow"]
+                    .into_iter()
+                    .find(|m| text.contains(m))
+                    .unwrap_or("?")
+                    .to_owned()
+            })
+            .collect();
+        ids.sort();
+        ids
+    };
+    for query in [
+        "フロー",
+        "調査",
+        "認証",
+        "認",
+        "認証フロー",
+        "更新",
+        "競合があり",
+    ] {
+        assert_eq!(found(query), ["認証フロー"], "{query}");
+    }
+    // A substring, not a bag of characters.
+    assert!(found("フロー調査").is_empty());
+    assert!(found("認証 auth").is_empty());
+    // Korean with its particle attached, and English, unchanged.
+    assert_eq!(found("인증"), ["인증을"]);
+    assert_eq!(found("auth"), ["auth flow"]);
+    assert_eq!(found("\"auth flow\""), ["auth flow"]);
+    // The snippet marks the run that holds the term.
+    let hit = &store.search("フロー", &Filter::default()).unwrap()[0];
+    assert!(
+        hit.snippet.contains("[認証フローを調査しました]"),
+        "{}",
+        hit.snippet
+    );
+}
