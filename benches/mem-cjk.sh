@@ -18,12 +18,13 @@ for every in 0 10; do
   echo "CJK_EVERY=$every: index $(du -b "$work/MEM-$every/.agentmem/index.sqlite" | cut -f1) B, captures $(du -sb --exclude=.agentmem "$work/MEM-$every" | cut -f1) B"
 done
 export AGENTMEM_ROOT="$work/MEM-10"
-echo "hits: 認証 $("$bin" mem search 認証 --limit 100000 --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'), フロー $("$bin" mem search フロー --limit 100000 --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')"
+for q in 認証 フロー トークンの更新 認証フロー; do echo "hits for $q: $("$bin" --json mem search "$q" --limit 100000 | python3 -c "import json,sys; print(len(json.load(sys.stdin)))")"; done
 hyperfine -N --warmup 3 --runs 20 --export-json "$work/a.json" \
   -n "mem search 認証 (two characters)" "$bin mem search 認証" \
   -n "mem search フロー (inside runs)" "$bin mem search フロー" \
-  -n "mem search 認証フロー" "$bin mem search 認証フロー" \
-  -n "mem context 認証フロー" "$bin mem context 認証フロー" \
+  -n "mem search トークンの更新 (two words and a particle)" "$bin mem search トークンの更新" \
+  -n "mem context 認証 (tokenizer loaded)" "$bin mem context 認証" \
+  -n "mem context トークンの更新 --max-tokens 100000 (bounded by bytes)" "$bin mem context トークンの更新 --max-tokens 100000" \
   -n "mem search kalomi7 (a rare English word)" "$bin mem search kalomi7" \
   -n "mem context 'token refresh'" "$bin mem context 'token refresh'"
 python3 - "$work/a.json" <<'PY'

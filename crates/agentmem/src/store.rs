@@ -485,7 +485,7 @@ impl MemoryStore {
 }
 
 /// Up to this many captures, every read checks every file.
-pub const FULL_CHECK_LIMIT: usize = 20_000;
+pub const FULL_CHECK_LIMIT: usize = 2_000;
 
 /// The `*.md` files (with size and mtime) and subdirectories of one
 /// directory; `.agentmem` is skipped.

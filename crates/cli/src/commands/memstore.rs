@@ -155,14 +155,12 @@ fn context_block<'r>(
     records: impl Iterator<Item = &'r Record>,
     max_tokens: usize,
 ) -> anyhow::Result<String> {
-    let tokenizer = agentctx_filelist::Tokenizer::O200k;
     let open = format!(
         "<memory_context query=\"{}\">\n",
         query.replace('"', "&quot;")
     );
     let close = "</memory_context>\n";
-    let mut used = tokenizer.count(&open)? + tokenizer.count(close)?;
-    let mut body = String::new();
+    let mut entries = Vec::new();
     for record in records {
         let output = std::fs::read_to_string(&record.path).unwrap_or_default();
         let start = output
@@ -192,6 +190,20 @@ fn context_block<'r>(
                 ""
             }
         );
+        entries.push(entry);
+    }
+    // An o200k token covers at least one byte: when the whole block has no
+    // more bytes than the budget has tokens, everything fits and the
+    // tokenizer (about 0.2 s to load) is not needed. The answer is the
+    // same either way.
+    let bytes = open.len() + close.len() + entries.iter().map(String::len).sum::<usize>();
+    if bytes <= max_tokens {
+        return Ok(format!("{open}{}{close}", entries.concat()));
+    }
+    let tokenizer = agentctx_filelist::Tokenizer::O200k;
+    let mut used = tokenizer.count(&open)? + tokenizer.count(close)?;
+    let mut body = String::new();
+    for entry in entries {
         let cost = tokenizer.count(&entry)?;
         if used + cost > max_tokens {
             break;
