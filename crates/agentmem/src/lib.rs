@@ -42,6 +42,7 @@ mod eras;
 mod events;
 mod extract;
 mod format;
+mod gitleaks;
 mod parse;
 mod query;
 mod redact;
