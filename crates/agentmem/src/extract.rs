@@ -54,6 +54,23 @@ fn text_of(content: &Value) -> String {
     }
 }
 
+/// Whether a Claude Code transcript entry is a turn's prompt: a user
+/// message of the main chain that carries no tool result.
+pub fn is_turn_prompt(entry: &Value) -> bool {
+    if entry.get("type").and_then(Value::as_str) != Some("user")
+        || entry.get("isSidechain").and_then(Value::as_bool) == Some(true)
+    {
+        return false;
+    }
+    match entry.pointer("/message/content") {
+        Some(Value::String(_)) => true,
+        Some(Value::Array(parts)) => !parts
+            .iter()
+            .any(|p| p.get("type").and_then(Value::as_str) == Some("tool_result")),
+        _ => false,
+    }
+}
+
 fn string(v: &Value, key: &str) -> Option<String> {
     v.get(key)
         .and_then(Value::as_str)
@@ -61,15 +78,20 @@ fn string(v: &Value, key: &str) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// Claude Code: the newest `Task`/`Agent` tool call (the tool was renamed
-/// in v2.1.63) whose result is in the transcript and is not just an
-/// asynchronous launch acknowledgement.
+/// Claude Code: the newest `Task`/`Agent` tool call of the current turn
+/// (the tool was renamed in v2.1.63) whose result is in the transcript and
+/// is not just an asynchronous launch acknowledgement. The search stops at
+/// the turn's prompt, so a transcript without any call costs its last turn,
+/// not its size.
 pub fn claude(transcript: &Path) -> std::io::Result<Found> {
     // Results seen so far (newer than what is being read), by tool_use_id.
     let mut results: BTreeMap<String, (String, Option<String>, bool)> = BTreeMap::new();
     let mut pending = false;
     for entry in reverse_json(transcript)? {
         let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
+        if is_turn_prompt(&entry) {
+            break;
+        }
         let content = entry.pointer("/message/content").and_then(Value::as_array);
         match (kind, content) {
             ("user", Some(parts)) => {

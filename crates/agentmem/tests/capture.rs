@@ -645,3 +645,41 @@ fn a_line_with_bytes_that_are_not_utf8_is_read_lossily_not_dropped() {
     assert_eq!(bodies(&outputs), ["ONE-BODY", "P1-BODY", "P2-BODY"]);
     assert!(outputs.iter().any(|o| o.contains("P2-BODY\u{FFFD}")));
 }
+
+#[test]
+fn a_huge_transcript_without_any_sub_agent_call_costs_its_last_turn() {
+    let mem = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let transcript = work.path().join("huge.jsonl");
+    // 1 GiB of history (sparse), then the recorded 2.1.330 session's first
+    // prompt and its answer: no Task/Agent call in the turn.
+    let (recorded, _) = recorded_session("2.1.330");
+    let turn: String = read(&recorded)
+        .lines()
+        .filter(|l| {
+            let e: serde_json::Value = serde_json::from_str(l).unwrap_or_default();
+            e["type"] == "user" || e["type"] == "assistant"
+        })
+        .take(1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let file = std::fs::File::create(&transcript).unwrap();
+    file.set_len(1024 * 1024 * 1024).unwrap();
+    drop(file);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&transcript)
+        .unwrap();
+    std::io::Write::write_all(&mut f, format!("\n{turn}").as_bytes()).unwrap();
+    // A SubagentStop with a message but no agent transcript: the transcript
+    // is searched for the call first.
+    let mut h = hook(&transcript);
+    h.last_assistant_message = Some("🗣️ Researcher: nothing to add".into());
+    let mut s = settings(mem.path());
+    s.retries = 0;
+    let started = std::time::Instant::now();
+    let path = captured(capture(&Trigger::hook(h), &s, None).unwrap());
+    let took = started.elapsed();
+    assert!(read(&path).contains("nothing to add"));
+    assert!(took < Duration::from_millis(100), "took {took:?}");
+}
