@@ -152,7 +152,7 @@ pub fn capture(
         Some(found) => found,
         None => {
             return Ok(CaptureOutcome::Skipped {
-                reason: "no sub-agent output found in the transcript or the hook input".to_owned(),
+                reason: skip_reason(trigger, settings),
             });
         }
     };
@@ -255,6 +255,63 @@ const MAX_NAME_BYTES: usize = 255;
 const MAX_TYPE_BYTES: usize = 48;
 /// What `write_once` may append to a stem: `-<n>.md`.
 const NAME_SUFFIX_ROOM: usize = 12;
+
+/// Why `find` found nothing, for the log: what was looked at, from the
+/// trigger alone (no second read).
+fn skip_reason(trigger: &Trigger, settings: &CaptureSettings) -> String {
+    let retried = if settings.retries > 0 {
+        format!(" (read {} times)", settings.retries + 1)
+    } else {
+        String::new()
+    };
+    let h = match trigger {
+        Trigger::CodexNotify(n) => {
+            return match n.thread_id.as_deref() {
+                None => "a Codex notify without thread-id or last-assistant-message".to_owned(),
+                Some(thread) => format!(
+                    "a Codex notify without last-assistant-message, and no answer for its turn in the rollout of thread {thread} under {}",
+                    settings.codex_sessions.display()
+                ),
+            };
+        }
+        Trigger::Hook(h) => h,
+    };
+    let event = h
+        .hook_event_name
+        .as_deref()
+        .unwrap_or("a hook without hook_event_name");
+    let transcript = h.transcript_path.as_deref().unwrap_or("(none)");
+    if trigger.origin().source == "codex-hook" {
+        return format!(
+            "Codex {event} without last_assistant_message, and no answer for its turn in {transcript}"
+        );
+    }
+    match event {
+        "Stop" => format!(
+            "Stop without last_assistant_message, and no answer of the main agent in the last turn of {transcript}"
+        ),
+        "PostToolUse" => match h.tool_name.as_deref() {
+            Some("Task" | "Agent") => format!(
+                "PostToolUse of {}: a background launch or an empty result (its SubagentStop captures it)",
+                h.tool_name.as_deref().unwrap_or_default()
+            ),
+            Some(tool) => format!("PostToolUse of {tool}, not a sub-agent call"),
+            None => "PostToolUse without tool_name".to_owned(),
+        },
+        "SubagentStop" => match h.agent_transcript_path.as_deref() {
+            Some(agent) => {
+                format!("SubagentStop: no final text in the agent transcript {agent}{retried}")
+            }
+            None => format!(
+                "SubagentStop without agent fields (Claude Code before 2.0.42): every sub-agent output of session {} beside or in {transcript} is captured already, or none is written{retried}",
+                h.session_id.as_deref().unwrap_or("(none)")
+            ),
+        },
+        _ => format!(
+            "{event}: no last_assistant_message, and no Task/Agent result in the last turn of {transcript}{retried}"
+        ),
+    }
+}
 
 type FoundCapture = (Extracted, PathBuf, Option<String>, Option<String>);
 

@@ -422,6 +422,41 @@ impl MemoryStore {
             .collect())
     }
 
+    /// How many captures `query` (empty: every capture) and `filter` match,
+    /// whatever `filter.limit` says: the total a listing is part of.
+    pub fn count(&self, query: &str, filter: &Filter) -> Result<u64, StoreError> {
+        let parsed = crate::query::parse_query(query)?;
+        let mut filter = filter.clone();
+        filter.categories.extend(parsed.categories);
+        filter.agent = filter.agent.or(parsed.agent);
+        filter.source = filter.source.or(parsed.source);
+        let (sql, values) = match parsed.fts {
+            None => {
+                let (clause, values) = where_clause(&filter, 0);
+                (
+                    format!("SELECT count(*) FROM captures c WHERE {clause}"),
+                    values,
+                )
+            }
+            Some(fts) => {
+                let (clause, mut values) = where_clause(&filter, 1);
+                values.insert(0, fts);
+                (
+                    format!(
+                        "SELECT count(*) FROM captures_fts f JOIN captures c ON c.id = f.rowid WHERE captures_fts MATCH ?1 AND {clause}"
+                    ),
+                    values,
+                )
+            }
+        };
+        self.conn
+            .query_row(&sql, rusqlite::params_from_iter(values.iter()), |r| {
+                r.get::<_, i64>(0)
+            })
+            .map(|n| u64::try_from(n).unwrap_or(0))
+            .map_err(|e| StoreError::Query(e.to_string().replace("fts5: ", "")))
+    }
+
     /// The capture named by `id_or_path`: a path, a file name without
     /// `.md`, or a unique prefix of one.
     pub fn find(&self, id_or_path: &str) -> Result<Record, StoreError> {

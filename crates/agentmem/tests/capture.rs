@@ -683,3 +683,41 @@ fn a_huge_transcript_without_any_sub_agent_call_costs_its_last_turn() {
     assert!(read(&path).contains("nothing to add"));
     assert!(took < Duration::from_millis(100), "took {took:?}");
 }
+
+#[test]
+fn each_skip_says_what_was_looked_at() {
+    let mem = tempfile::tempdir().unwrap();
+    let mut s = settings(mem.path());
+    s.retries = 0;
+    let reason = |h: HookInput| match capture(&Trigger::hook(h), &s, None).unwrap() {
+        CaptureOutcome::Skipped { reason } => reason,
+        other => panic!("expected a skip, got {other:?}"),
+    };
+    let mut read_call: HookInput = serde_json::from_str(
+        &std::fs::read_to_string(
+            fixtures().join("../agents/claude-code-2.1.330/claude-PostToolUse-Read.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    read_call.transcript_path = None;
+    assert_eq!(
+        reason(read_call),
+        "PostToolUse of Read, not a sub-agent call"
+    );
+    let work = tempfile::tempdir().unwrap();
+    let empty = work.path().join("agent-x.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let mut stop = hook(&empty);
+    stop.agent_id = Some("x".into());
+    stop.agent_transcript_path = Some(empty.display().to_string());
+    let r = reason(stop);
+    assert!(
+        r.starts_with("SubagentStop: no final text in the agent transcript")
+            && r.contains("agent-x.jsonl"),
+        "{r}"
+    );
+    let (transcript, _) = recorded_session("2.0.30");
+    let old = old_subagent_stop(&transcript, "not-this-session");
+    assert!(reason(old).contains("every sub-agent output of session not-this-session"));
+}

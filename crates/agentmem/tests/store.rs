@@ -379,3 +379,23 @@ fn japanese_chinese_and_korean_are_found_by_substring() {
         hit.snippet
     );
 }
+
+#[test]
+fn count_is_the_total_whatever_the_limit() {
+    let (_d, root) = memory();
+    let store = opened(&root);
+    let limited = Filter {
+        limit: 2,
+        ..Filter::default()
+    };
+    assert_eq!(store.list(&limited).unwrap().len(), 2);
+    assert_eq!(store.count("", &limited).unwrap(), 7);
+    let everything = Filter {
+        limit: 1000,
+        ..Filter::default()
+    };
+    for query in ["auth", "category:decision", "auth category:implementation"] {
+        let hits = store.search(query, &everything).unwrap().len() as u64;
+        assert_eq!(store.count(query, &limited).unwrap(), hits, "{query}");
+    }
+}

@@ -110,6 +110,21 @@ fn garbage_and_bad_config_still_exit_0_silently_and_are_logged() {
 }
 
 #[test]
+fn agentmem_root_wins_over_a_config_that_cannot_be_parsed() {
+    let t = TestEnv::new();
+    t.write("project/.agentctx.yaml", "agentmem: [root: /elsewhere\n");
+    let root = t.home.join("chosen-memory");
+    let out = capture(
+        &t,
+        &hook_json("r1", "🗣️ Engineer: landed where asked"),
+        &[("AGENTMEM_ROOT", root.to_str().unwrap())],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(memory_files(&root).len(), 1, "AGENTMEM_ROOT is applied");
+    assert!(memory_files(&t.home.join(".agent-kit/MEMORY")).is_empty());
+}
+
+#[test]
 fn codex_notify_argument_is_accepted() {
     let t = TestEnv::new();
     let payload = serde_json::json!({"type": "agent-turn-complete", "thread-id": "th-1", "turn-id": "t-1", "cwd": "/w", "input-messages": ["hi"], "last-assistant-message": "🗣️ Codex: Done with the refactor"}).to_string();

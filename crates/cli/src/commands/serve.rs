@@ -208,6 +208,7 @@ fn list_page(inv: &Invocation, params: &BTreeMap<String, String>) -> anyhow::Res
         limit: 200,
     };
     let q = get("q").unwrap_or_default();
+    let total = store.count(&q, &filter)?;
     let rows: Vec<(Record, String)> = if q.trim().is_empty() {
         store
             .list(&filter)?
@@ -258,7 +259,12 @@ fn list_page(inv: &Invocation, params: &BTreeMap<String, String>) -> anyhow::Res
         body.push_str(&field(name, label));
     }
     body.push_str("<button>Show</button></form>");
-    body.push_str(&format!("<p class=\"meta\">{} captures</p><table><tr><th>When</th><th>Category</th><th>Agent</th><th>Completion</th></tr>", rows.len()));
+    let shown = if usize::try_from(total).is_ok_and(|t| t > rows.len()) {
+        format!("{total} captures, the first {} shown", rows.len())
+    } else {
+        format!("{total} captures")
+    };
+    body.push_str(&format!("<p class=\"meta\">{shown}</p><table><tr><th>When</th><th>Category</th><th>Agent</th><th>Completion</th></tr>"));
     for (record, snippet) in &rows {
         body.push_str(&format!(
             "<tr><td>{}</td><td class=\"cat\">{}</td><td>{}</td><td><a href=\"/capture?id={}\">{}</a>{}</td></tr>",
