@@ -156,6 +156,9 @@ pub(crate) const CJK_COLUMN: &str = "cjk";
 /// The index of one memory folder.
 pub struct MemoryStore {
     root: PathBuf,
+    /// The index file (beside the captures, or elsewhere for a read-only
+    /// folder).
+    index: PathBuf,
     conn: Connection,
 }
 
@@ -170,8 +173,36 @@ impl MemoryStore {
     /// Opens the index of `root`, creating it; a corrupt index file is
     /// deleted and created anew (the files are the truth).
     pub fn open(root: &Path) -> Result<Self, StoreError> {
-        let dir = root.join(".agentmem");
-        std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, e))?;
+        Self::open_in(root, &root.join(".agentmem"))
+    }
+
+    /// [`MemoryStore::open`], and when the memory folder cannot hold its
+    /// index (a read-only medium, a folder of someone else's), the index
+    /// kept in `fallback` instead (one file per memory folder, named by a
+    /// hash of its path): a read-only store still lists and searches.
+    pub fn open_or_elsewhere(root: &Path, fallback: &Path) -> Result<Self, StoreError> {
+        match Self::open(root) {
+            Ok(store) => Ok(store),
+            Err(beside) => {
+                use sha2::Digest as _;
+                let key = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+                let digest = sha2::Sha256::digest(key.to_string_lossy().as_bytes());
+                let name: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+                Self::open_in(root, &fallback.join(name)).map_err(|elsewhere| StoreError::Io {
+                    path: root.to_path_buf(),
+                    message: format!("cannot keep an index beside the captures ({beside}) nor in {} ({elsewhere})", fallback.display()),
+                })
+            }
+        }
+    }
+
+    /// Where the index file is.
+    pub fn index_path(&self) -> &Path {
+        &self.index
+    }
+
+    fn open_in(root: &Path, dir: &Path) -> Result<Self, StoreError> {
+        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
         let path = dir.join("index.sqlite");
         match Self::open_at(root, &path) {
             Ok(store) => Ok(store),
@@ -205,8 +236,17 @@ impl MemoryStore {
         // A file that is not a database fails here, not later.
         conn.query_row("SELECT count(*) FROM captures", [], |r| r.get::<_, i64>(0))
             .map_err(|e| io_error(path, e))?;
+        // A database that cannot be written (read-only file or folder)
+        // fails here, not at the first reconcile.
+        if conn
+            .is_readonly(rusqlite::MAIN_DB)
+            .map_err(|e| io_error(path, e))?
+        {
+            return Err(io_error(path, "the index is read-only"));
+        }
         Ok(Self {
             root: root.to_path_buf(),
+            index: path.to_path_buf(),
             conn,
         })
     }
@@ -509,10 +549,11 @@ impl MemoryStore {
             *stats.by_month.entry(month).or_default() += 1;
             stats.captures_bytes += u64::try_from(size).unwrap_or(0);
         }
-        let dir = self.root.join(".agentmem");
-        stats.index_bytes = ["index.sqlite", "index.sqlite-wal"]
+        stats.index_bytes = ["", "-wal"]
             .iter()
-            .filter_map(|f| std::fs::metadata(dir.join(f)).ok())
+            .filter_map(|suffix| {
+                std::fs::metadata(format!("{}{suffix}", self.index.display())).ok()
+            })
             .map(|m| m.len())
             .sum();
         Ok(stats)

@@ -399,3 +399,26 @@ fn count_is_the_total_whatever_the_limit() {
         assert_eq!(store.count(query, &limited).unwrap(), hits, "{query}");
     }
 }
+
+#[test]
+fn a_folder_that_cannot_hold_its_index_is_indexed_elsewhere() {
+    let (dir, root) = memory();
+    // `.agentmem` cannot be created (tests may run as root, for whom
+    // permissions do not stop a write; a file in its place does).
+    std::fs::write(root.join(".agentmem"), "not a folder").unwrap();
+    assert!(MemoryStore::open(&root).is_err());
+    let cache = dir.path().join("cache");
+    let mut store = MemoryStore::open_or_elsewhere(&root, &cache).unwrap();
+    assert!(
+        store.index_path().starts_with(&cache),
+        "{}",
+        store.index_path().display()
+    );
+    assert_eq!(store.reconcile().unwrap().added, 7);
+    assert_eq!(store.list(&Filter::default()).unwrap().len(), 7);
+    assert!(!store.search("auth", &Filter::default()).unwrap().is_empty());
+    // The same folder finds the same index again.
+    let again = MemoryStore::open_or_elsewhere(&root, &cache).unwrap();
+    assert_eq!(again.index_path(), store.index_path());
+    assert_eq!(again.stats().unwrap().total, 7);
+}

@@ -13,7 +13,12 @@ pub fn open(inv: &Invocation) -> anyhow::Result<MemoryStore> {
     let root =
         agentctx_agentmem::memory_root(&inv.config.config.agentmem, inv.env.home().as_deref())
             .ok_or_else(|| anyhow::anyhow!("no memory folder: set AGENTMEM_ROOT or HOME"))?;
-    let mut store = MemoryStore::open(&root)?;
+    // A memory folder that cannot hold its index (read-only) keeps it in
+    // the cache directory instead.
+    let mut store = match inv.env.xdg_dir("XDG_CACHE_HOME", ".cache") {
+        Some(cache) => MemoryStore::open_or_elsewhere(&root, &cache.join("agentctx/agentmem"))?,
+        None => MemoryStore::open(&root)?,
+    };
     let report = store.reconcile()?;
     for (path, reason) in &report.unparsable {
         tracing::debug!("skipped {}: {reason}", path.display());
