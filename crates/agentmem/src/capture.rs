@@ -329,6 +329,22 @@ fn find(
     }
 }
 
+/// The payload's message, else what `read` finds in the transcript at
+/// `path` (the agents leave the message out in some versions and events).
+fn message_or_read(
+    message: Option<&str>,
+    path: Option<&Path>,
+    read: impl FnOnce(&Path) -> std::io::Result<Option<String>>,
+) -> Result<Option<String>, CaptureError> {
+    if let Some(message) = message.filter(|m| !m.trim().is_empty()) {
+        return Ok(Some(message.to_owned()));
+    }
+    match path {
+        Some(path) => read(path).map_err(io(path)),
+        None => Ok(None),
+    }
+}
+
 fn claude_hook(
     h: &HookInput,
     settings: &CaptureSettings,
@@ -339,19 +355,13 @@ fn claude_hook(
     // `Stop` of the main agent: its answer for the turn, never a
     // sub-agent's output found in the transcript.
     if h.hook_event_name.as_deref() == Some("Stop") && h.agent_id.is_none() {
-        let message = match h
-            .last_assistant_message
-            .clone()
-            .filter(|m| !m.trim().is_empty())
-        {
-            Some(message) => Some(message),
-            // Before 2.1.47 the payload has no message: the transcript's
-            // last assistant text of the main chain.
-            None => match &transcript {
-                Some(path) => crate::extract::claude_main_answer(path).map_err(io(path))?,
-                None => None,
-            },
-        };
+        // Before 2.1.47 the payload has no message: the transcript's last
+        // assistant text of the main chain.
+        let message = message_or_read(
+            h.last_assistant_message.as_deref(),
+            transcript.as_deref(),
+            crate::extract::claude_main_answer,
+        )?;
         let Some(output) = message else {
             return Ok(None);
         };
@@ -667,17 +677,11 @@ fn codex_hook(h: &HookInput, home: Option<&Path>) -> Result<Option<FoundCapture>
         .filter(|_| subagent)
         .or(h.transcript_path.as_deref())
         .map(|p| expand_home(p, home));
-    let message = match h
-        .last_assistant_message
-        .clone()
-        .filter(|m| !m.trim().is_empty())
-    {
-        Some(message) => Some(message),
-        None => match &transcript {
-            Some(path) => codex_turn_answer(path, h.turn_id.as_deref()).map_err(io(path))?,
-            None => None,
-        },
-    };
+    let message = message_or_read(
+        h.last_assistant_message.as_deref(),
+        transcript.as_deref(),
+        |path| codex_turn_answer(path, h.turn_id.as_deref()),
+    )?;
     let Some(output) = message else {
         return Ok(None);
     };
@@ -711,17 +715,11 @@ fn codex_notify(
         .and_then(|id| find_rollout(&settings.codex_sessions, id));
     let thread = rollout.as_deref().map(codex_thread).unwrap_or_default();
     let subagent = thread.subagent || (rollout.is_none() && n.client.is_none());
-    let message = match n
-        .last_assistant_message
-        .clone()
-        .filter(|m| !m.trim().is_empty())
-    {
-        Some(message) => Some(message),
-        None => match &rollout {
-            Some(path) => codex_turn_answer(path, n.turn_id.as_deref()).map_err(io(path))?,
-            None => None,
-        },
-    };
+    let message = message_or_read(
+        n.last_assistant_message.as_deref(),
+        rollout.as_deref(),
+        |path| codex_turn_answer(path, n.turn_id.as_deref()),
+    )?;
     let Some(output) = message else {
         return Ok(None);
     };
