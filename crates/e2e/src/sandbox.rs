@@ -191,26 +191,34 @@ impl Sandbox {
         run(cmd)
     }
 
-    /// [`Sandbox::claude`] with another Claude Code binary (an older release).
-    pub fn claude_with(
-        &self,
-        bin: &Path,
-        mock_url: &str,
-        cwd: &Path,
-        prompt: &str,
-        extra: &[&str],
-    ) -> AgentRun {
-        self.claude_run(bin, mock_url, cwd, prompt, extra)
+    /// The capture files AgentMem wrote under this sandbox's default
+    /// memory folder (`~/.agent-kit/MEMORY`), sorted.
+    pub fn captures(&self) -> Vec<PathBuf> {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() && !path.ends_with(".agentmem") {
+                    walk(&path, out);
+                } else if path.extension().is_some_and(|e| e == "md") {
+                    out.push(path);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.home.join(".agent-kit/MEMORY"), &mut out);
+        out.sort();
+        out
     }
 
     /// `claude -p PROMPT` in `cwd` against the mock, `bypassPermissions`
     /// unless `extra` names another `--permission-mode`,
     /// stream-json output, hooks timed in `<sandbox>/claude-debug.log`.
     pub fn claude(&self, mock_url: &str, cwd: &Path, prompt: &str, extra: &[&str]) -> AgentRun {
-        self.claude_run(&claude_bin(), mock_url, cwd, prompt, extra)
+        self.claude_with(&claude_bin(), mock_url, cwd, prompt, extra)
     }
 
-    fn claude_run(
+    /// [`Sandbox::claude`] with another Claude Code binary (an older release).
+    pub fn claude_with(
         &self,
         bin: &Path,
         mock_url: &str,

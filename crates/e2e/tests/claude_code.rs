@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use agentctx_e2e::{Block, MockApi, Sandbox, Script, agentctx_bin, e2e_bin, text_of_request};
 use serde_json::{Value, json};
@@ -137,22 +137,6 @@ fn after_turn(requests: &[Value], turn: usize) -> String {
         .unwrap();
     let rest = json!({"messages": messages[assistant_at + 1..].to_vec()});
     text_of_request(&rest)
-}
-
-fn captures(home: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() && !path.ends_with(".agentmem") {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&home.join(".agent-kit/MEMORY"), &mut out);
-    out
 }
 
 #[test]
@@ -289,7 +273,7 @@ fn claude_tour_context_reminders_denials_subagents_and_captures() {
     assert!(s.root.join("packages/web/src/new.ts").is_file());
 
     // The capture: the sub-agent's output, with the call's description and id.
-    let files = captures(&s.home);
+    let files = s.captures();
     assert_eq!(files.len(), 1, "{files:?}");
     let capture = std::fs::read_to_string(&files[0]).unwrap();
     assert!(capture.contains("SUB-ONE-BODY"), "{capture}");
@@ -520,7 +504,7 @@ fn resume_and_compact_keep_the_context_once_and_capture_no_internal_agent() {
     );
     assert_eq!(count(&last, "RULES-EXTENSION"), 1, "{last}");
     assert_eq!(count(&last, "<project_files"), 1, "{last}");
-    assert!(captures(&s.home).is_empty(), "{:?}", captures(&s.home));
+    assert!(s.captures().is_empty(), "{:?}", s.captures());
 }
 
 #[test]
@@ -784,7 +768,8 @@ fn capture_on_stop_keeps_the_main_answer_once() {
     ));
     let run = s.claude(mock.base_url(), &s.root, "E2E-MAIN:stop", &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let texts: Vec<String> = captures(&s.home)
+    let texts: Vec<String> = s
+        .captures()
         .iter()
         .map(|f| std::fs::read_to_string(f).unwrap())
         .collect();

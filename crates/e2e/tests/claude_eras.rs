@@ -14,26 +14,6 @@ use agentctx_e2e::{
 };
 use serde_json::json;
 
-fn captures(home: &Path) -> Vec<String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() && !path.ends_with(".agentmem") {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(&home.join(".agent-kit/MEMORY"), &mut files);
-    files.sort();
-    files
-        .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap())
-        .collect()
-}
-
 fn version_tuple(version: &str) -> (u32, u32, u32) {
     let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
     (
@@ -124,7 +104,11 @@ fn era_session(version: &str, bin: &Path) {
         1,
         "{version}: the sub-agents ran"
     );
-    let texts = captures(&s.home);
+    let texts: Vec<String> = s
+        .captures()
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
     let log = std::fs::read_to_string(s.home.join(".local/state/agentctx/agentmem.log"))
         .unwrap_or_default();
     for (body, description) in [

@@ -4,8 +4,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
-use std::path::{Path, PathBuf};
-
 use agentctx_e2e::{Block, MockApi, Sandbox, Script, agentctx_bin, text_of_request};
 use serde_json::{Value, json};
 
@@ -173,7 +171,8 @@ fn codex_tour_trust_context_shell_reads_patches_and_denials() {
     assert_eq!(count(&last, "packages/api/AGENTS.md (mtime: "), 1);
     // The plain turn's answer is captured once (the Stop hook; CODEX_HOME is
     // not ~/.codex here).
-    let texts: Vec<String> = captures(&s.home)
+    let texts: Vec<String> = s
+        .captures()
         .iter()
         .map(|f| std::fs::read_to_string(f).unwrap())
         .collect();
@@ -263,23 +262,6 @@ fn codex_uninstall_leaves_codex_home_and_the_project_as_they_were() {
     }
 }
 
-fn captures(home: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() && !path.ends_with(".agentmem") {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&home.join(".agent-kit/MEMORY"), &mut out);
-    out.sort();
-    out
-}
-
 #[test]
 #[ignore = "needs the real Codex: scripts/e2e"]
 fn codex_sub_agents_are_told_separately_and_each_output_is_captured_once() {
@@ -328,7 +310,7 @@ fn codex_sub_agents_are_told_separately_and_each_output_is_captured_once() {
         after_call(&sub, 0).contains("packages/api/AGENTS.md (mtime: "),
         "told again"
     );
-    let files = captures(&s.home);
+    let files = s.captures();
     let texts: Vec<String> = files
         .iter()
         .map(|f| std::fs::read_to_string(f).unwrap())
