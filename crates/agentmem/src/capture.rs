@@ -548,6 +548,8 @@ fn subagent_stop_before_2_1_47(
     let session = h.session_id.clone().unwrap_or_default();
     let mut attempt = 0;
     loop {
+        // Read once per attempt: the loops below test many keys.
+        let captured = captured_keys(&settings.root);
         let found = if let Some(agent_transcript) = &h.agent_transcript_path {
             // 2.0.42 – 2.1.46: the agent's own transcript.
             let path = expand_home(agent_transcript, home);
@@ -558,13 +560,14 @@ fn subagent_stop_before_2_1_47(
                     key: format!("agent:{}", h.agent_id.clone().unwrap_or_default()),
                     prompt: crate::eras::first_prompt(&path),
                     transcript: path,
+                    call: None,
                 })
         } else if let Some(parent) = &transcript {
             // 2.0.0 – 2.0.41: agent-<id>.jsonl beside the session; 1.0.x: sidechains.
             let mut found = None;
             for (id, path) in crate::eras::flat_agent_transcripts(parent, &session) {
                 let key = format!("agent:{id}");
-                if is_captured(&settings.root, &key) {
+                if captured.contains(&key) {
                     continue;
                 }
                 if let Some(output) = crate::eras::last_text(&path).map_err(io(&path))? {
@@ -573,6 +576,7 @@ fn subagent_stop_before_2_1_47(
                         key,
                         prompt: crate::eras::first_prompt(&path),
                         transcript: path,
+                        call: None,
                     });
                     break;
                 }
@@ -586,8 +590,9 @@ fn subagent_stop_before_2_1_47(
                             crate::eras::call_for_prompt(parent, prompt).map_err(io(parent))?
                     {
                         side.key = format!("call:{}", call.id);
+                        side.call = Some(call);
                     }
-                    if !is_captured(&settings.root, &side.key) {
+                    if !captured.contains(&side.key) {
                         found = Some(side);
                         break;
                     }
@@ -601,10 +606,15 @@ fn subagent_stop_before_2_1_47(
             Some(sub) => {
                 let (mut description, mut tool_use_id) = launch_of(h, &sub.transcript);
                 let mut subagent_type = h.agent_type.clone().filter(|t| !t.is_empty());
-                if let (Some(parent), Some(prompt)) = (&transcript, &sub.prompt)
-                    && let Some(call) =
+                // The call, unless the search already found it.
+                let call = match (sub.call, &transcript, &sub.prompt) {
+                    (Some(call), _, _) => Some(call),
+                    (None, Some(parent), Some(prompt)) => {
                         crate::eras::call_for_prompt(parent, prompt).map_err(io(parent))?
-                {
+                    }
+                    _ => None,
+                };
+                if let Some(call) = call {
                     description = description.or(call.description);
                     subagent_type = subagent_type.or(call.subagent_type);
                     tool_use_id = tool_use_id.or(Some(call.id));
@@ -633,15 +643,16 @@ fn subagent_stop_before_2_1_47(
     }
 }
 
-/// Whether `key` is in the memory root's index of captured runs.
-fn is_captured(root: &Path, key: &str) -> bool {
-    let keys = root.join(".agentmem/captured-keys");
-    std::fs::File::open(keys).is_ok_and(|file| {
-        std::io::BufReader::new(file)
-            .lines()
-            .map_while(Result::ok)
-            .any(|line| line == key)
-    })
+/// The memory root's index of captured runs (empty when there is none).
+fn captured_keys(root: &Path) -> std::collections::HashSet<String> {
+    std::fs::File::open(root.join(".agentmem/captured-keys"))
+        .map(|file| {
+            std::io::BufReader::new(file)
+                .lines()
+                .map_while(Result::ok)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The dedupe key of a Codex agent output, the same whichever trigger saw
@@ -826,12 +837,7 @@ fn write_once(
     lock.lock().map_err(io(&lock_path))?;
 
     let keys_path = meta.join("captured-keys");
-    if let Ok(file) = std::fs::File::open(&keys_path)
-        && std::io::BufReader::new(file)
-            .lines()
-            .map_while(Result::ok)
-            .any(|line| line == key)
-    {
+    if captured_keys(root).contains(key) {
         return Ok(None);
     }
     std::fs::create_dir_all(dir).map_err(io(dir))?;

@@ -30,6 +30,8 @@ pub struct SubagentOutput {
     pub prompt: Option<String>,
     /// Where it was read.
     pub transcript: PathBuf,
+    /// Its call in the parent transcript, when the search already found it.
+    pub call: Option<TaskCall>,
 }
 
 fn text_of(content: &Value) -> Option<String> {
@@ -140,8 +142,7 @@ pub fn sidechain_finals(transcript: &Path) -> std::io::Result<Vec<SubagentOutput
         let sidechain = entry.get("isSidechain").and_then(Value::as_bool) == Some(true);
         let content = entry.pointer("/message/content");
         if !sidechain {
-            // The turn's prompt: a user message that is text, not a tool result.
-            if kind == "user" && content.is_some_and(Value::is_string) {
+            if crate::extract::is_turn_prompt(&entry) {
                 break;
             }
             continue;
@@ -186,6 +187,7 @@ pub fn sidechain_finals(transcript: &Path) -> std::io::Result<Vec<SubagentOutput
                 key: format!("sidechain:{uuid}"),
                 prompt,
                 transcript: transcript.to_path_buf(),
+                call: None,
             }
         })
         .collect())

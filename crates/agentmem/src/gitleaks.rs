@@ -120,43 +120,39 @@ pub struct Rule {
     compiled: OnceLock<Option<(Regex, Vec<Allow>)>>,
 }
 
-static GLOBAL_ALLOW: LazyLock<Option<Allow>> =
-    LazyLock::new(|| CONFIG.as_ref().and_then(|c| Allow::compile(&c.allowlist)));
+/// The rule set: its rules, in the file's order, and its global allowlist.
+pub struct RuleSet {
+    /// The rules.
+    pub rules: Vec<Rule>,
+    global: Option<Allow>,
+}
 
-static CONFIG: LazyLock<Option<Config>> =
-    LazyLock::new(|| toml_edit::de::from_str(include_str!("../rules/gitleaks.toml")).ok());
-
-/// The rules, in the file's order (empty if the vendored file does not
-/// parse: a test makes sure it does).
-pub static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    let Some(config) = CONFIG.as_ref() else {
-        return Vec::new();
-    };
-    config
-        .rules
-        .iter()
-        .filter_map(|r| {
-            Some(Rule {
-                id: r.id.clone(),
-                pattern: r.regex.clone()?,
-                secret_group: r.secret_group,
-                entropy: r.entropy,
-                keywords: r.keywords.iter().map(|k| k.to_lowercase()).collect(),
-                allow_defs: r
-                    .allowlists
-                    .iter()
-                    .map(|a| AllowDef {
-                        regexes: a.regexes.clone(),
-                        stopwords: a.stopwords.clone(),
-                        paths: a.paths.clone(),
-                        regex_target: a.regex_target.clone(),
-                        condition: a.condition.clone(),
-                    })
-                    .collect(),
-                compiled: OnceLock::new(),
+/// The vendored rules, parsed once (empty if the file does not parse: a
+/// test makes sure it does).
+pub static RULE_SET: LazyLock<RuleSet> = LazyLock::new(|| {
+    let config: Config =
+        toml_edit::de::from_str(include_str!("../rules/gitleaks.toml")).unwrap_or(Config {
+            allowlist: AllowDef::default(),
+            rules: Vec::new(),
+        });
+    RuleSet {
+        global: Allow::compile(&config.allowlist),
+        rules: config
+            .rules
+            .into_iter()
+            .filter_map(|r| {
+                Some(Rule {
+                    id: r.id,
+                    pattern: r.regex?,
+                    secret_group: r.secret_group,
+                    entropy: r.entropy,
+                    keywords: r.keywords.iter().map(|k| k.to_lowercase()).collect(),
+                    allow_defs: r.allowlists,
+                    compiled: OnceLock::new(),
+                })
             })
-        })
-        .collect()
+            .collect(),
+    }
 });
 
 /// Shannon entropy of `text`'s bytes, in bits per byte.
@@ -293,7 +289,8 @@ impl Rule {
                 .find('\n')
                 .map_or(text.len(), |i| whole.end() + i);
             let line = &text[line_start..line_end];
-            let allowed = GLOBAL_ALLOW
+            let allowed = RULE_SET
+                .global
                 .iter()
                 .chain(allows.iter())
                 .any(|a| a.allows(value, whole.as_str(), line));
@@ -311,8 +308,9 @@ mod tests {
 
     #[test]
     fn the_vendored_rules_parse_and_compile() {
-        assert!(RULES.len() > 200, "{} rules", RULES.len());
-        let broken: Vec<&str> = RULES
+        let rules = &RULE_SET.rules;
+        assert!(rules.len() > 200, "{} rules", rules.len());
+        let broken: Vec<&str> = rules
             .iter()
             .filter(|r| !r.compiles())
             .map(|r| r.id.as_str())

@@ -102,7 +102,7 @@ pub fn redact(text: &str, counts: &mut BTreeMap<&'static str, usize>) -> String 
         }
     }
     let lowercase = out.to_lowercase();
-    for rule in crate::gitleaks::RULES.iter() {
+    for rule in &crate::gitleaks::RULE_SET.rules {
         if !rule.may_match(&lowercase) {
             continue;
         }
