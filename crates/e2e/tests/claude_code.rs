@@ -447,6 +447,19 @@ fn model_requests_since(mock: &MockApi, from: usize) -> Vec<Value> {
         .collect()
 }
 
+/// The text of the main agent's last model request after request `from`
+/// (the main agent's requests carry tools; internal agents' do not).
+fn last_main_request_since(mock: &MockApi, from: usize) -> String {
+    let requests = model_requests_since(mock, from);
+    text_of_request(
+        requests
+            .iter()
+            .rev()
+            .find(|r| r["tools"].is_array())
+            .expect("a request of the main agent"),
+    )
+}
+
 #[test]
 #[ignore = "needs the real Claude Code: scripts/e2e"]
 fn resume_and_compact_keep_the_context_once_and_capture_no_internal_agent() {
@@ -472,14 +485,7 @@ fn resume_and_compact_keep_the_context_once_and_capture_no_internal_agent() {
         &["--resume", &id],
     );
     assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
-    let requests = model_requests_since(&mock, before);
-    let last = text_of_request(
-        requests
-            .iter()
-            .rev()
-            .find(|r| r["tools"].is_array())
-            .unwrap(),
-    );
+    let last = last_main_request_since(&mock, before);
     assert_eq!(count(&last, "RULES-EXTENSION"), 1, "{last}");
     assert_eq!(count(&last, "packages/web/AGENTS.md (mtime: "), 1, "{last}");
 
@@ -494,14 +500,7 @@ fn resume_and_compact_keep_the_context_once_and_capture_no_internal_agent() {
         &["--resume", &id],
     );
     assert_eq!(after.code, Some(0), "{}", after.stderr);
-    let requests = model_requests_since(&mock, before);
-    let last = text_of_request(
-        requests
-            .iter()
-            .rev()
-            .find(|r| r["tools"].is_array())
-            .unwrap(),
-    );
+    let last = last_main_request_since(&mock, before);
     assert_eq!(count(&last, "RULES-EXTENSION"), 1, "{last}");
     assert_eq!(count(&last, "<project_files"), 1, "{last}");
     assert!(s.captures().is_empty(), "{:?}", s.captures());
