@@ -23,13 +23,17 @@ hyperfine -N --warmup 3 --runs 20 --export-json "$work/a.json" \
   -n "mem search 認証 (two characters)" "$bin mem search 認証" \
   -n "mem search フロー (inside runs)" "$bin mem search フロー" \
   -n "mem search トークンの更新 (two words and a particle)" "$bin mem search トークンの更新" \
-  -n "mem context 認証 (tokenizer loaded)" "$bin mem context 認証" \
+  -n "mem context 認証 (counts kept in the index)" "$bin mem context 認証" \
   -n "mem context トークンの更新 --max-tokens 100000 (bounded by bytes)" "$bin mem context トークンの更新 --max-tokens 100000" \
   -n "mem search kalomi7 (a rare English word)" "$bin mem search kalomi7" \
   -n "mem context 'token refresh'" "$bin mem context 'token refresh'"
-python3 - "$work/a.json" <<'PY'
+# The first context after new captures counts them: the tokenizer is loaded.
+forget="python3 -c \"import sqlite3; c = sqlite3.connect('$AGENTMEM_ROOT/.agentmem/index.sqlite'); c.execute('DELETE FROM token_counts'); c.commit()\""
+hyperfine -N --warmup 1 --runs 10 --export-json "$work/b.json" --prepare "$forget" \
+  -n "mem context 認証 (nothing counted yet)" "$bin mem context 認証"
+python3 - "$work/a.json" "$work/b.json" <<'PY'
 import json, sys
 print("\nmedians:")
-for r in json.load(open(sys.argv[1]))["results"]:
+for r in [r for f in sys.argv[1:] for r in json.load(open(f))["results"]]:
     print(f"  {r['command']:<44} {r['median']*1000:8.1f} ms")
 PY

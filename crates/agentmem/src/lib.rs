@@ -38,6 +38,7 @@
 mod capture;
 mod cjk;
 mod completion;
+mod context;
 mod eras;
 mod events;
 mod extract;
@@ -54,6 +55,7 @@ pub use capture::{
     CaptureError, CaptureOutcome, CaptureSettings, Origin, Trigger, capture, expand_home,
     zoned_stamp,
 };
+pub use context::{MemoryContext, TokenCounter};
 pub use events::{CaptureEvent, append_event};
 pub use run::{CaptureReport, capture_with_config, memory_root};
 pub use store::{

@@ -110,6 +110,12 @@ pub enum StoreError {
     /// A search query the index cannot parse.
     #[error("invalid search query: {0}")]
     Query(String),
+    /// A token count for `mem context` failed.
+    #[error("counting tokens: {source}")]
+    Count {
+        /// The tokenizer's error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// `mem show` found nothing, or more than one capture.
     #[error("{0}")]
     NotFound(String),
@@ -143,11 +149,17 @@ CREATE VIRTUAL TABLE IF NOT EXISTS captures_fts USING fts5(
     content = '', contentless_delete = 1,
     tokenize = 'unicode61 remove_diacritics 2'
 );
+CREATE TABLE IF NOT EXISTS token_counts (
+    encoding TEXT NOT NULL,
+    digest BLOB NOT NULL,
+    tokens INTEGER NOT NULL,
+    PRIMARY KEY (encoding, digest)
+) WITHOUT ROWID;
 INSERT INTO captures_fts (captures_fts, rank) VALUES ('rank', 'bm25(5.0, 3.0, 1.0, 2.0)');
 ";
 
 /// Bumped when the schema changes; an index of another version is rebuilt.
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 
 /// The full-text column that holds the CJK bigrams of a capture's
 /// completion, description and body (`cjk.rs`).
@@ -201,6 +213,15 @@ impl MemoryStore {
         &self.index
     }
 
+    pub(crate) fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// An error of the index file.
+    pub(crate) fn index_error(&self, error: impl std::fmt::Display) -> StoreError {
+        io_error(&self.index, error)
+    }
+
     fn open_in(root: &Path, dir: &Path) -> Result<Self, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
         let path = dir.join("index.sqlite");
@@ -224,7 +245,7 @@ impl MemoryStore {
             .map_err(|e| io_error(path, e))?;
         if version != SCHEMA_VERSION {
             // Another layout (or a new file): start over; the files are the truth.
-            conn.execute_batch("DROP TABLE IF EXISTS captures; DROP TABLE IF EXISTS captures_fts; DROP TABLE IF EXISTS dirs;")
+            conn.execute_batch("DROP TABLE IF EXISTS captures; DROP TABLE IF EXISTS captures_fts; DROP TABLE IF EXISTS dirs; DROP TABLE IF EXISTS token_counts;")
                 .map_err(|e| io_error(path, e))?;
             conn.execute_batch(SCHEMA).map_err(|e| io_error(path, e))?;
             conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))

@@ -1,6 +1,5 @@
 //! `agentctx mem list|search|show|context|stats|reindex`.
 
-use std::fmt::Write as _;
 use std::io::Write;
 
 use agentctx_agentmem::{Filter, MemoryStore, Record};
@@ -104,15 +103,14 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
                 .project
                 .as_ref()
                 .map(|p| inv.cwd.join(p).display().to_string());
-            let hits = store.search(&args.query, &f)?;
-            let text = context_block(&args.query, hits.iter().map(|h| &h.record), args.max_tokens)?;
+            let block = store.context(&args.query, &f, args.max_tokens, &O200k)?;
             if inv.json {
                 write_json(
                     out,
-                    &serde_json::json!({"query": args.query, "matches": hits.len(), "text": text}),
+                    &serde_json::json!({"query": args.query, "matches": block.matches, "shown": block.shown, "text": block.text}),
                 )?;
             } else {
-                out.write_all(text.as_bytes())?;
+                out.write_all(block.text.as_bytes())?;
             }
         }
         MemCommand::Stats => {
@@ -153,68 +151,14 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
     Ok(Outcome::Success)
 }
 
-/// The best matches, most relevant first, each with its completion, date,
-/// agent and the start of its output, within `max_tokens` (o200k_base).
-fn context_block<'r>(
-    query: &str,
-    records: impl Iterator<Item = &'r Record>,
-    max_tokens: usize,
-) -> anyhow::Result<String> {
-    let open = format!(
-        "<memory_context query=\"{}\">\n",
-        query.replace('"', "&quot;")
-    );
-    let close = "</memory_context>\n";
-    let mut entries = Vec::new();
-    for record in records {
-        let output = std::fs::read_to_string(&record.path).unwrap_or_default();
-        let start = output
-            .split_once("## Agent Output\n")
-            .map_or(output.as_str(), |(_, rest)| rest)
-            .split("\n---\n\n## Metadata")
-            .next()
-            .unwrap_or("")
-            .trim();
-        let mut entry = String::new();
-        let _ = writeln!(
-            entry,
-            "## {}: {} ({}, {})",
-            record.category,
-            record.completion,
-            record.time.chars().take(16).collect::<String>(),
-            record.agent
-        );
-        let _ = writeln!(entry, "{}", record.path.display());
-        let excerpt: String = start.chars().take(600).collect();
-        let _ = writeln!(
-            entry,
-            "{excerpt}{}\n",
-            if start.chars().count() > 600 {
-                " …"
-            } else {
-                ""
-            }
-        );
-        entries.push(entry);
+/// o200k_base, as `mem context` counts.
+struct O200k;
+
+impl agentctx_agentmem::TokenCounter for O200k {
+    fn encoding(&self) -> &str {
+        agentctx_filelist::Tokenizer::O200k.name()
     }
-    // An o200k token covers at least one byte: when the whole block has no
-    // more bytes than the budget has tokens, everything fits and the
-    // tokenizer (about 0.2 s to load) is not needed. The answer is the
-    // same either way.
-    let bytes = open.len() + close.len() + entries.iter().map(String::len).sum::<usize>();
-    if bytes <= max_tokens {
-        return Ok(format!("{open}{}{close}", entries.concat()));
+    fn count(&self, text: &str) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(agentctx_filelist::Tokenizer::O200k.count(text)?)
     }
-    let tokenizer = agentctx_filelist::Tokenizer::O200k;
-    let mut used = tokenizer.count(&open)? + tokenizer.count(close)?;
-    let mut body = String::new();
-    for entry in entries {
-        let cost = tokenizer.count(&entry)?;
-        if used + cost > max_tokens {
-            break;
-        }
-        used += cost;
-        body.push_str(&entry);
-    }
-    Ok(format!("{open}{body}{close}"))
 }
