@@ -238,6 +238,10 @@ pub fn ascii_classes(pattern: &str) -> String {
     out
 }
 
+/// Bytes below which a rule's first group (without `secretGroup`) is taken
+/// for a repetition's group rather than the secret.
+const MIN_GROUP_SECRET: usize = 8;
+
 impl Rule {
     /// Whether the rule can match `lowercase` (the text, lowercased).
     pub fn may_match(&self, lowercase: &str) -> bool {
@@ -252,6 +256,18 @@ impl Rule {
                 Some((regex, allows))
             })
             .as_ref()
+    }
+
+    /// The rule's regex as the file gives it (RE2 syntax).
+    #[cfg(test)]
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// The rule's keywords, lowercased.
+    #[cfg(test)]
+    pub fn keywords(&self) -> &[String] {
+        &self.keywords
     }
 
     /// Whether the pattern compiles with the `regex` crate.
@@ -270,11 +286,16 @@ impl Rule {
             let Some(whole) = caps.get(0) else { continue };
             let secret = match self.secret_group {
                 Some(group) if group > 0 => caps.get(group),
+                // gitleaks takes the first non-empty group; a short one is
+                // a repetition's group (`([a-z0-9]{4}-){3}` in
+                // microsoft-teams-webhook), not the secret: the whole match
+                // is masked instead.
                 _ => caps
                     .iter()
                     .skip(1)
                     .flatten()
-                    .find(|m| !m.as_str().is_empty()),
+                    .find(|m| !m.as_str().is_empty())
+                    .filter(|m| m.len() >= MIN_GROUP_SECRET),
             }
             .unwrap_or(whole);
             let value = secret.as_str();

@@ -235,3 +235,92 @@ mod tests {
         }
     }
 }
+
+/// One example per gitleaks rule, generated from the rule's own regex (as
+/// gitleaks' tests generate theirs): every example the rule itself flags
+/// is masked by [`redact`], keyword gating and our rules included.
+#[cfg(test)]
+mod every_gitleaks_rule {
+    use rand::SeedableRng as _;
+    use rand::distr::Distribution as _;
+    use regex_syntax::hir::{Hir, HirKind};
+
+    use super::redact;
+    use crate::gitleaks::{RULE_SET, ascii_classes};
+
+    /// The HIR without assertions (`\b`, `^`, `$`), which a generator
+    /// cannot produce: removing them only widens what is generated.
+    fn without_looks(hir: &Hir) -> Hir {
+        match hir.kind() {
+            HirKind::Look(_) => Hir::empty(),
+            HirKind::Repetition(r) => Hir::repetition(regex_syntax::hir::Repetition {
+                sub: Box::new(without_looks(&r.sub)),
+                ..r.clone()
+            }),
+            HirKind::Capture(c) => Hir::capture(regex_syntax::hir::Capture {
+                sub: Box::new(without_looks(&c.sub)),
+                ..c.clone()
+            }),
+            HirKind::Concat(parts) => Hir::concat(parts.iter().map(without_looks).collect()),
+            HirKind::Alternation(parts) => {
+                Hir::alternation(parts.iter().map(without_looks).collect())
+            }
+            _ => hir.clone(),
+        }
+    }
+
+    #[test]
+    fn an_example_of_every_rule_is_masked() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0x5ec2e7);
+        let (mut tried, mut missed, mut no_example) = (0, Vec::new(), Vec::new());
+        for rule in &RULE_SET.rules {
+            let hir = regex_syntax::ParserBuilder::new()
+                .unicode(false)
+                .utf8(false)
+                .build()
+                .parse(&ascii_classes(rule.pattern()))
+                .map(|h| without_looks(&h));
+            let Ok(generator) = hir.and_then(|h| {
+                rand_regex::Regex::with_hir(h, 40).map_err(|e| panic!("{}: {e}", rule.id))
+            }) else {
+                no_example.push(rule.id.as_str());
+                continue;
+            };
+            // The first of 200 samples the rule itself flags (entropy and
+            // allowlists reject some random ones).
+            let example = (0..200).find_map(|_| {
+                let sample: Vec<u8> = generator.sample(&mut rng);
+                let sample = String::from_utf8_lossy(&sample);
+                // gitleaks runs a rule only on text with one of its
+                // keywords; real text names what the secret is for.
+                let text = match rule.keywords().first() {
+                    Some(k) if !rule.may_match(&sample.to_lowercase()) => {
+                        format!("{k}: {sample}\n")
+                    }
+                    _ => format!("{sample}\n"),
+                };
+                let secrets: Vec<String> = rule
+                    .secrets(&text)
+                    .into_iter()
+                    .map(|r| text[r].to_owned())
+                    .filter(|s| s.len() >= 8)
+                    .collect();
+                (!secrets.is_empty()).then_some((text, secrets))
+            });
+            let Some((text, secrets)) = example else {
+                no_example.push(rule.id.as_str());
+                continue;
+            };
+            tried += 1;
+            let out = redact(&text, &mut Default::default());
+            if secrets.iter().any(|s| out.contains(s.as_str())) {
+                missed.push(format!("{}: {out}", rule.id));
+            }
+        }
+        assert!(missed.is_empty(), "not masked:\n{}", missed.join("\n"));
+        assert!(
+            no_example.is_empty(),
+            "{tried} rules tried; none for {no_example:?}"
+        );
+    }
+}
