@@ -74,9 +74,20 @@ fn json_has_the_documented_fields_and_counts_tokens() {
     assert_eq!(report.files_total, 5);
     assert!(report.tokens.unwrap() > 10);
     assert!(report.generated.is_none());
-    // src/deep/er/x.rs is at depth 4, below the default of 3.
-    assert!(report.partial);
-    assert_eq!(report.partial_reasons, ["max_depth 3"]);
+    // src/deep/er/x.rs: `deep/er/` is one line and one level, so x.rs is
+    // at depth 3, within the default.
+    assert!(!report.partial, "{report:?}");
+    assert!(
+        report.text.contains("  deep/er/\n    x.rs\n"),
+        "{}",
+        report.text
+    );
+    let (_, stdout, _) =
+        run(t
+            .cmd()
+            .args(["files", "--json", "--no-timestamp", "--max-depth", "1"]));
+    let report: agentctx_types::FileListReport = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report.partial_reasons, ["max_depth 1"]);
 }
 
 #[test]

@@ -89,8 +89,14 @@ fn defaults_apply_when_no_source_sets_anything() {
     assert_eq!(c.agents.initial.max_files.get(), 16);
     assert_eq!(c.agents.initial.max_bytes.get(), 262_144);
     assert_eq!(c.agents.resolver.max_files_per_resolve.get(), 8);
-    assert_eq!(c.file_list_context.max_depth.get(), 3);
-    assert_eq!(c.file_list_context.max_files.get(), 500);
+    assert_eq!(
+        c.file_list_context.max_depth, None,
+        "3, or no limit with a budget"
+    );
+    assert_eq!(
+        c.file_list_context.max_files, None,
+        "500, or no limit with a budget"
+    );
     assert_eq!(c.file_list_context.cache_ttl_secs, 3600);
     assert_eq!(c.file_list_context.timeout_secs.get(), 30);
     assert_eq!(c.agentmem.retries, 2);

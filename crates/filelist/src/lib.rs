@@ -22,9 +22,13 @@
 //! ```
 #![deny(missing_docs)]
 
+mod classify;
+mod compact;
 mod error;
 mod filters;
+mod group;
 mod listing;
+mod name;
 pub mod remote;
 mod render;
 mod select;
@@ -47,10 +51,13 @@ pub use tokens::Tokenizer;
 pub struct FileListOptions {
     /// Tree, flat or compact.
     pub format: FileListFormat,
-    /// Deepest level shown; the root's children are depth 1.
-    pub max_depth: usize,
-    /// Entries shown at most (files, directories and grouped runs each count once).
-    pub max_files: usize,
+    /// Deepest level shown; the root's children are depth 1, and a chain of
+    /// single-child directories is one level. `None`: 3 without a token
+    /// budget, no limit with one (the budget decides).
+    pub max_depth: Option<usize>,
+    /// Entries shown at most (files, directories and grouped runs each
+    /// count once). `None`: 500 without a token budget, no limit with one.
+    pub max_files: Option<usize>,
     /// Group runs of files that differ only by a number.
     pub group: bool,
     /// Show sizes in bytes.
@@ -72,9 +79,10 @@ pub struct FileListOptions {
     pub include: Vec<String>,
     /// `generated=` in the header, seconds since the epoch; `None` leaves it out.
     pub generated: Option<i64>,
-    /// Fit the listing into this many tokens.
+    /// Fill this many tokens with the most valuable listing that fits.
     pub token_budget: Option<usize>,
-    /// Count tokens (needed for a budget; costs loading the tokenizer).
+    /// Report the listing's token count (loads the tokenizer; a budget
+    /// alone loads it only when byte lengths do not decide).
     pub count_tokens: bool,
     /// Which tokenizer.
     pub tokenizer: Tokenizer,
@@ -84,8 +92,8 @@ impl Default for FileListOptions {
     fn default() -> Self {
         Self {
             format: FileListFormat::Tree,
-            max_depth: 3,
-            max_files: 500,
+            max_depth: None,
+            max_files: None,
             group: true,
             sizes: false,
             mtimes: false,
@@ -110,15 +118,17 @@ impl FileListOptions {
         config: &agentctx_types::FileListConfig,
         rule: &agentctx_types::FileListOverrides,
     ) -> Self {
-        let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        let to_usize =
+            |n: agentctx_types::PositiveInt| usize::try_from(n.get()).unwrap_or(usize::MAX);
         let mut exclude = config.exclude_patterns.clone();
         exclude.extend(rule.exclude_patterns.iter().cloned());
         let mut include = config.include_patterns.clone();
         include.extend(rule.include_patterns.iter().cloned());
         Self {
             format: rule.format.unwrap_or(config.format),
-            max_depth: to_usize(rule.max_depth.map_or(config.max_depth.get(), |d| d.get())),
-            max_files: to_usize(config.max_files.get()),
+            max_depth: rule.max_depth.or(config.max_depth).map(to_usize),
+            max_files: config.max_files.map(to_usize),
+            token_budget: config.token_budget.map(to_usize),
             sizes: config.include_file_sizes,
             mtimes: config.include_last_modified,
             timeout: Duration::from_secs(config.timeout_secs.get()),
@@ -185,6 +195,11 @@ pub fn render_remote(
     render_listing(listing, &filters, options)
 }
 
+/// Entries and depth without a token budget and without a limit of one's own.
+pub const DEFAULT_MAX_FILES: usize = 500;
+/// See [`DEFAULT_MAX_FILES`].
+pub const DEFAULT_MAX_DEPTH: usize = 3;
+
 /// Renders a listing from any source (the local walk, a hosting API).
 pub fn render_listing(
     listing: &Listing,
@@ -192,30 +207,60 @@ pub fn render_listing(
     options: &FileListOptions,
 ) -> Result<FileList, FileListError> {
     let tree = tree::Tree::build(listing, filters);
+    let classes = classify::classify(&tree);
+    // With a budget, the budget is the limit; limits given still apply.
+    let (max_depth, max_files) = match options.token_budget {
+        None => (
+            options.max_depth.unwrap_or(DEFAULT_MAX_DEPTH),
+            options.max_files.unwrap_or(DEFAULT_MAX_FILES),
+        ),
+        Some(_) => (
+            options.max_depth.unwrap_or(usize::MAX),
+            options.max_files.unwrap_or(usize::MAX),
+        ),
+    };
+    let order = select::Order::new(&tree, &classes, max_depth.max(1), options.group);
     let render_options = render::RenderOptions {
         format: options.format,
-        max_depth: options.max_depth.max(1),
-        max_files: options.max_files.max(1),
-        group: options.group,
+        max_depth: max_depth.max(1),
+        max_files: max_files.max(1),
         sizes: options.sizes,
         mtimes: options.mtimes,
         generated: options.generated,
+        budget: None,
     };
-    let (rendered, tokens, used) = match options.token_budget {
-        Some(budget) => {
-            let (r, n, used) =
-                tokens::fit(listing, &tree, &render_options, budget, options.tokenizer)?;
-            (r, Some(n), used)
-        }
+    let (rendered, used) = match options.token_budget {
+        Some(budget) => tokens::fit(
+            listing,
+            &tree,
+            &classes,
+            &order,
+            &render_options,
+            budget,
+            options.tokenizer,
+        )?,
         None => {
-            let r = render::render(listing, &tree, &render_options);
-            let n = if options.count_tokens {
-                Some(options.tokenizer.count(&r.text)?)
-            } else {
-                None
-            };
-            (r, n, render_options)
+            let mut r = render::render(listing, &tree, &classes, &order, &render_options);
+            // Compact is never larger than the whole tree it summarises.
+            if r.format == FileListFormat::Compact {
+                let whole = render::RenderOptions {
+                    format: FileListFormat::Tree,
+                    max_files: usize::MAX,
+                    ..render_options.clone()
+                };
+                let unlimited = select::Order::new(&tree, &classes, usize::MAX, options.group);
+                let full = render::render(listing, &tree, &classes, &unlimited, &whole);
+                if full.text.len() <= r.text.len() {
+                    r = full;
+                }
+            }
+            (r, render_options)
         }
+    };
+    let tokens = if options.count_tokens {
+        Some(options.tokenizer.count(&rendered.text)?)
+    } else {
+        None
     };
     Ok(FileList {
         text: rendered.text,

@@ -12,6 +12,9 @@ pub struct Entry {
     pub is_dir: bool,
     /// A git submodule (remote listings).
     pub submodule: bool,
+    /// A symbolic link the walk did not follow (shown as `name@`).
+    #[serde(default)]
+    pub symlink: bool,
     /// Size in bytes, when the source knows it and it was asked for.
     pub size: Option<u64>,
     /// Modification time (seconds since the epoch), when known and asked for.
@@ -25,6 +28,7 @@ impl Entry {
             path: path.into(),
             is_dir: false,
             submodule: false,
+            symlink: false,
             size: None,
             mtime: None,
         }

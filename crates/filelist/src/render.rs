@@ -4,21 +4,28 @@ use std::fmt::Write as _;
 
 use agentctx_types::FileListFormat;
 
+use crate::classify::Class;
+use crate::group::Unit;
 use crate::listing::{Listing, SourceNote};
-use crate::select::{Selection, select};
-use crate::tree::{ROOT, Tree, Unit};
+use crate::name::display;
+use crate::select::{Order, Selection};
+use crate::tree::{ROOT, Tree};
 
 /// How to render.
 #[derive(Clone, Debug)]
 pub struct RenderOptions {
     pub format: FileListFormat,
+    /// Deepest level ranked (`usize::MAX`: no limit).
     pub max_depth: usize,
+    /// Entries shown at most (`usize::MAX`: no limit).
     pub max_files: usize,
-    pub group: bool,
     pub sizes: bool,
     pub mtimes: bool,
     /// Seconds since the epoch for `generated=`; `None` leaves it out.
     pub generated: Option<i64>,
+    /// The token budget the entry count was fitted to, named in the
+    /// partial reason instead of `max_files`.
+    pub budget: Option<usize>,
 }
 
 /// A rendered listing and its counts.
@@ -32,37 +39,56 @@ pub struct Rendered {
     pub dirs_total: usize,
     pub partial_reasons: Vec<String>,
     pub generated: Option<String>,
+    /// Top-level entries, High or Normal, that are not named.
+    pub top_hidden: usize,
 }
 
-pub fn render(listing: &Listing, tree: &Tree, options: &RenderOptions) -> Rendered {
-    let compact = options.format == FileListFormat::Compact;
-    let top_filter = |id: usize| !compact || is_important(tree, id);
-    let selection = select(
-        tree,
-        options.max_depth,
-        options.max_files,
-        options.group,
-        &top_filter,
-    );
-    let mut body = String::new();
-    match options.format {
-        FileListFormat::Tree => tree_lines(tree, &selection, options, ROOT, 0, &mut body),
-        FileListFormat::Flat => flat_lines(tree, &selection, options, &mut body),
-        FileListFormat::Compact => {
-            tree_lines(tree, &selection, options, ROOT, 0, &mut body);
-            compact_rest(tree, &selection, &mut body);
-        }
-    }
+/// The tree or flat rendering of the first `options.max_files` entries of
+/// `order`, or the compact one.
+pub fn render(
+    listing: &Listing,
+    tree: &Tree,
+    classes: &[Class],
+    order: &Order,
+    options: &RenderOptions,
+) -> Rendered {
     let mut reasons = Vec::new();
-    if selection.cut_by_files {
-        reasons.push(format!(
-            "max_files {} of {} files",
-            options.max_files, tree.files_total
-        ));
-    }
-    if selection.cut_by_depth {
-        reasons.push(format!("max_depth {}", options.max_depth));
-    }
+    let mut body = String::new();
+    let mut top_hidden = 0;
+    let (files_shown, dirs_shown) = if options.format == FileListFormat::Compact {
+        let shape = crate::compact::compact(tree, classes, &mut body);
+        if shape.files_summarised > 0 {
+            reasons.push(format!(
+                "compact: {} summarised",
+                plural(shape.files_summarised, "file", "files")
+            ));
+        }
+        (shape.files_shown, shape.dirs_shown)
+    } else {
+        let selection = order.select(tree, options.max_files);
+        top_hidden = tree.nodes[ROOT]
+            .children
+            .iter()
+            .filter(|&&c| !selection.shown[c] && classes[c] != Class::Low)
+            .count();
+        match options.format {
+            FileListFormat::Flat => flat_lines(tree, &selection, options, &mut body),
+            _ => tree_lines(tree, &selection, options, ROOT, 0, &mut body),
+        }
+        if selection.cut_by_entries {
+            reasons.push(match options.budget {
+                Some(budget) => format!("token budget {budget}"),
+                None => format!(
+                    "max_files {} of {} files",
+                    options.max_files, tree.files_total
+                ),
+            });
+        }
+        if selection.cut_by_depth {
+            reasons.push(format!("max_depth {}", options.max_depth));
+        }
+        (selection.files_shown(), selection.dirs_shown())
+    };
     let mut notes = Vec::new();
     for note in &listing.notes {
         match note {
@@ -98,9 +124,11 @@ pub fn render(listing: &Listing, tree: &Tree, options: &RenderOptions) -> Render
     if let Some(at) = &generated {
         let _ = write!(text, " generated=\"{at}\"");
     }
+    if !reasons.is_empty() {
+        let _ = write!(text, " partial=\"{}\"", escape_attr(&reasons.join("; ")));
+    }
     text.push_str(">\n");
     text.push_str(&body);
-    let (files_shown, dirs_shown) = (selection.files_shown(), selection.dirs_shown());
     let _ = write!(
         text,
         "({}, {} shown",
@@ -123,6 +151,7 @@ pub fn render(listing: &Listing, tree: &Tree, options: &RenderOptions) -> Render
         dirs_total: tree.dirs_total,
         partial_reasons: reasons,
         generated,
+        top_hidden,
     }
 }
 
@@ -134,6 +163,7 @@ fn escape_attr(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('"', "&quot;")
         .replace('<', "&lt;")
+        .replace('\n', "&#10;")
 }
 
 /// RFC 3339 in UTC, whole seconds.
@@ -149,7 +179,10 @@ fn date_of(secs: i64) -> Option<String> {
 
 fn file_label(tree: &Tree, id: usize, options: &RenderOptions) -> String {
     let node = &tree.nodes[id];
-    let mut label = node.name.clone();
+    let mut label = display(&node.name).into_owned();
+    if node.symlink {
+        label.push('@');
+    }
     if options.sizes
         && let Some(size) = node.size
     {
@@ -163,22 +196,15 @@ fn file_label(tree: &Tree, id: usize, options: &RenderOptions) -> String {
     label
 }
 
-fn group_label(tree: &Tree, members: &[usize]) -> String {
-    let first = members
-        .first()
-        .map(|m| tree.nodes[*m].name.as_str())
-        .unwrap_or("");
-    let last = members
-        .last()
-        .map(|m| tree.nodes[*m].name.as_str())
-        .unwrap_or("");
-    format!("{first} .. {last} ({} files)", members.len())
-}
-
 /// `... (N files, M dirs)` for the children a shown directory does not
 /// show (whole subtrees). Each hidden entry is counted once, at the nearest
 /// shown directory: a shown subdirectory summarises its own.
 fn summary(tree: &Tree, selection: &Selection, dir: usize) -> Option<String> {
+    hidden_counts(tree, selection, dir).map(|counts| format!("... {counts}"))
+}
+
+/// `(N files, M dirs)` hidden below a shown directory, if any.
+fn hidden_counts(tree: &Tree, selection: &Selection, dir: usize) -> Option<String> {
     if tree.nodes[dir].submodule {
         return None;
     }
@@ -197,14 +223,37 @@ fn summary(tree: &Tree, selection: &Selection, dir: usize) -> Option<String> {
     }
     match (files, dirs) {
         (0, 0) => None,
-        (f, 0) => Some(format!("... ({})", plural(f, "file", "files"))),
-        (0, d) => Some(format!("... ({})", plural(d, "dir", "dirs"))),
+        (f, 0) => Some(format!("({})", plural(f, "file", "files"))),
+        (0, d) => Some(format!("({})", plural(d, "dir", "dirs"))),
         (f, d) => Some(format!(
-            "... ({}, {})",
+            "({}, {})",
             plural(f, "file", "files"),
             plural(d, "dir", "dirs")
         )),
     }
+}
+
+/// A directory's name as its line starts: `name/`, a chain folded onto
+/// one line (`src/main/java/`), and where its children continue.
+fn dir_label(tree: &Tree, selection: &Selection, id: usize) -> (String, usize) {
+    let mut last = id;
+    let mut label = format!("{}/", display(&tree.nodes[last].name));
+    // A directory folds into its only shown child when it hides nothing of
+    // its own (its only child: the chain's links are shown with the head).
+    while let [Unit::Node(child)] = selection.units[last][..] {
+        if !tree.nodes[child].is_dir
+            || tree.nodes[child].submodule
+            || hidden_counts(tree, selection, last).is_some()
+        {
+            break;
+        }
+        let _ = write!(label, "{}/", display(&tree.nodes[child].name));
+        last = child;
+    }
+    if tree.nodes[last].submodule {
+        label.push_str(" @submodule");
+    }
+    (label, last)
 }
 
 fn tree_lines(
@@ -215,54 +264,43 @@ fn tree_lines(
     indent: usize,
     out: &mut String,
 ) {
-    for unit in &selection.units[dir] {
+    let pad = |out: &mut String, indent: usize| {
         for _ in 0..indent {
             out.push_str("  ");
         }
+    };
+    for unit in &selection.units[dir] {
+        pad(out, indent);
         match unit {
-            Unit::Group(members) => {
-                let _ = writeln!(out, "{}", group_label(tree, members));
+            Unit::Group { label, .. } => {
+                let _ = writeln!(out, "{label}");
             }
             Unit::Node(id) if !tree.nodes[*id].is_dir => {
                 let _ = writeln!(out, "{}", file_label(tree, *id, options));
             }
             Unit::Node(id) => {
-                // Collapse chains of single-child directories onto one line.
-                let mut last = *id;
-                let mut label = format!("{}/", tree.nodes[last].name);
-                loop {
-                    let units = &selection.units[last];
-                    let only_dir = match units.as_slice() {
-                        [Unit::Node(child)]
-                            if tree.nodes[*child].is_dir && !tree.nodes[*child].submodule =>
-                        {
-                            Some(*child)
-                        }
-                        _ => None,
-                    };
-                    // A directory folds into its only shown child when it
-                    // hides nothing of its own.
-                    match only_dir {
-                        Some(child) if summary(tree, selection, last).is_none() => {
-                            let _ = write!(label, "{}/", tree.nodes[child].name);
-                            last = child;
-                        }
-                        _ => break,
+                let (label, last) = dir_label(tree, selection, *id);
+                match hidden_counts(tree, selection, last) {
+                    // Nothing of it shown: its counts on its own line.
+                    Some(counts) if selection.units[last].is_empty() => {
+                        let _ = writeln!(out, "{label} {counts}");
                     }
-                }
-                if tree.nodes[last].submodule {
-                    label.push_str(" @submodule");
-                }
-                let _ = writeln!(out, "{label}");
-                tree_lines(tree, selection, options, last, indent + 1, out);
-                if let Some(line) = summary(tree, selection, last) {
-                    for _ in 0..=indent {
-                        out.push_str("  ");
+                    counts => {
+                        let _ = writeln!(out, "{label}");
+                        tree_lines(tree, selection, options, last, indent + 1, out);
+                        if let Some(counts) = counts {
+                            pad(out, indent + 1);
+                            let _ = writeln!(out, "... {counts}");
+                        }
                     }
-                    let _ = writeln!(out, "{line}");
                 }
             }
         }
+    }
+    if dir == ROOT
+        && let Some(line) = summary(tree, selection, ROOT)
+    {
+        let _ = writeln!(out, "{line}");
     }
 }
 
@@ -276,19 +314,25 @@ fn flat_lines(tree: &Tree, selection: &Selection, options: &RenderOptions, out: 
         };
         for unit in &selection.units[dir] {
             match unit {
-                Unit::Group(members) => {
-                    lines.push(format!("{prefix}{}", group_label(tree, members)))
-                }
+                Unit::Group { label, .. } => lines.push(format!("{prefix}{label}")),
                 Unit::Node(id) if tree.nodes[*id].is_dir => {
                     let mark = if tree.nodes[*id].submodule {
                         " @submodule"
                     } else {
                         ""
                     };
-                    lines.push(format!("{prefix}{}/{mark}", tree.nodes[*id].name));
-                    stack.push(*id);
-                    if let Some(line) = summary(tree, selection, *id) {
-                        lines.push(format!("{prefix}{}/{line}", tree.nodes[*id].name));
+                    let name = display(&tree.nodes[*id].name);
+                    match hidden_counts(tree, selection, *id) {
+                        Some(counts) if selection.units[*id].is_empty() => {
+                            lines.push(format!("{prefix}{name}/ {counts}"));
+                        }
+                        counts => {
+                            lines.push(format!("{prefix}{name}/{mark}"));
+                            stack.push(*id);
+                            if let Some(counts) = counts {
+                                lines.push(format!("{prefix}{name}/... {counts}"));
+                            }
+                        }
                     }
                 }
                 Unit::Node(id) => lines.push(format!("{prefix}{}", file_label(tree, *id, options))),
@@ -296,121 +340,11 @@ fn flat_lines(tree: &Tree, selection: &Selection, options: &RenderOptions, out: 
         }
     }
     lines.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    if let Some(line) = summary(tree, selection, ROOT) {
+        lines.push(line);
+    }
     for line in lines {
         out.push_str(&line);
         out.push('\n');
-    }
-}
-
-/// Top-level names shown in full by the compact format.
-const IMPORTANT_DIRS: [&str; 9] = [
-    "src", "lib", "app", "crates", "packages", "tests", "test", "spec", ".github",
-];
-
-fn is_important(tree: &Tree, id: usize) -> bool {
-    let node = &tree.nodes[id];
-    let name = node.name.as_str();
-    if node.is_dir {
-        return IMPORTANT_DIRS.contains(&name);
-    }
-    let lower = name.to_ascii_lowercase();
-    [
-        "readme",
-        "contributing",
-        "license",
-        "licence",
-        "agents.md",
-        "changelog",
-    ]
-    .iter()
-    .any(|p| lower.starts_with(p))
-        || [
-            "Cargo.toml",
-            "package.json",
-            "pyproject.toml",
-            "setup.py",
-            "go.mod",
-            "pom.xml",
-            "Gemfile",
-            "composer.json",
-            "Makefile",
-            "Dockerfile",
-            "CMakeLists.txt",
-            "deno.json",
-            "tsconfig.json",
-        ]
-        .contains(&name)
-        || name.starts_with("build.gradle")
-}
-
-/// The compact format's summaries of everything not shown in full.
-fn compact_rest(tree: &Tree, selection: &Selection, out: &mut String) {
-    let mut other_files = Vec::new();
-    for &child in &tree.nodes[ROOT].children {
-        if selection.shown[child] {
-            continue;
-        }
-        let node = &tree.nodes[child];
-        if node.is_dir {
-            let mut names = Vec::new();
-            collect_file_names(tree, child, &mut names);
-            let _ = writeln!(out, "{}/ ({})", node.name, extension_summary(&names));
-        } else {
-            other_files.push(node.name.as_str());
-        }
-    }
-    if !other_files.is_empty() {
-        let _ = writeln!(
-            out,
-            "(root: {})",
-            extension_summary(&other_files)
-                .replacen("files", "other files", 1)
-                .replacen("file:", "other file:", 1)
-        );
-    }
-}
-
-fn collect_file_names<'t>(tree: &'t Tree, dir: usize, out: &mut Vec<&'t str>) {
-    let mut stack = vec![dir];
-    while let Some(id) = stack.pop() {
-        for &child in &tree.nodes[id].children {
-            if tree.nodes[child].is_dir {
-                stack.push(child);
-            } else {
-                out.push(tree.nodes[child].name.as_str());
-            }
-        }
-    }
-}
-
-/// `34 files: 30 .md, 4 .png` (the three commonest extensions, then the rest).
-fn extension_summary(names: &[&str]) -> String {
-    let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    for name in names {
-        let ext = match name.rfind('.') {
-            Some(0) | None => "no extension".to_owned(),
-            Some(dot) => name[dot..].to_ascii_lowercase(),
-        };
-        *counts.entry(ext).or_default() += 1;
-    }
-    let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let total = names.len();
-    let head = plural(total, "file", "files");
-    match ranked.as_slice() {
-        [] => head,
-        [(ext, _)] => format!("{head}: {ext}"),
-        _ => {
-            let mut parts: Vec<String> = ranked
-                .iter()
-                .take(3)
-                .map(|(ext, n)| format!("{n} {ext}"))
-                .collect();
-            let rest: usize = ranked.iter().skip(3).map(|(_, n)| n).sum();
-            if rest > 0 {
-                parts.push(format!("{rest} other"));
-            }
-            format!("{head}: {}", parts.join(", "))
-        }
     }
 }

@@ -1,8 +1,50 @@
-//! Which nodes a listing shows: breadth-first, level by level, round-robin
-//! across the directories of a level, so every top-level entry comes before
-//! any deeper one and no single directory can take the whole budget.
+//! Which entries a listing shows: best first, by one ranking.
+//!
+//! [`Order`] ranks every entry down to `max_depth` once: an entry's tier is
+//! its distance from the root plus its class's cost (High 0, Normal 1, Low
+//! 5), where a level costs 2, or 1 inside a High directory (a package or a
+//! source root: the code is what an agent looks for). So a High entry
+//! comes before a Normal one at the same depth, a Low one after Normal
+//! entries two levels deeper, and a parent always before its children. Ties go round-robin across directories (an entry's rank
+//! among its siblings), then to display order. A listing of N entries is
+//! the first N of the order ([`Order::select`]), so the entry limit and the
+//! token budget cut by the same ranking, and a budget search costs one
+//! ranking and a cheap selection per attempt.
+//!
+//! A chain of single-child directories is one line (`src/main/java/`) and
+//! one level: its links are shown with their head and cost nothing.
 
-use crate::tree::{ROOT, Tree, Unit};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::classify::Class;
+use crate::group::{Unit, units};
+use crate::tree::{ROOT, Tree};
+
+/// An entry in the ranking.
+#[derive(Clone, Debug)]
+struct Pick {
+    /// The directory that shows it.
+    dir: usize,
+    /// Its place among the directory's units (display order).
+    pos: usize,
+    unit: Unit,
+    /// Counts against the entry limit (chain links do not).
+    counted: bool,
+}
+
+/// Every entry down to a depth, ranked.
+#[derive(Clone, Debug)]
+pub struct Order {
+    picks: Vec<Pick>,
+    /// Per node: the units of a directory whose units were ranked.
+    units: Vec<Option<Vec<Unit>>>,
+    /// Per node: a directory whose children lie below `max_depth`.
+    capped: Vec<bool>,
+    group: bool,
+    /// Entries that count (the length of the longest listing).
+    counted: usize,
+}
 
 /// What was chosen.
 #[derive(Clone, Debug)]
@@ -14,8 +56,10 @@ pub struct Selection {
     /// Per node: files and directories below it that are shown.
     pub files_shown_below: Vec<usize>,
     pub dirs_shown_below: Vec<usize>,
+    /// A shown directory hides children because of the depth limit.
     pub cut_by_depth: bool,
-    pub cut_by_files: bool,
+    /// A shown directory hides children because of the entry limit.
+    pub cut_by_entries: bool,
 }
 
 impl Selection {
@@ -28,101 +72,206 @@ impl Selection {
     }
 }
 
-/// Chooses at most `max_entries` units (files, directories, groups) down to
-/// `max_depth`. `top_filter` limits the first level (the compact format
-/// shows only some top-level entries in full).
-pub fn select(
-    tree: &Tree,
-    max_depth: usize,
-    max_entries: usize,
-    group: bool,
-    top_filter: &dyn Fn(usize) -> bool,
-) -> Selection {
-    let n = tree.nodes.len();
-    let mut shown = vec![false; n];
-    shown[ROOT] = true;
-    let mut chosen: Vec<Vec<Unit>> = vec![Vec::new(); n];
-    let mut budget = max_entries;
-    let mut frontier = vec![ROOT];
-    let mut cut_by_depth = false;
-    let mut cut_by_files = false;
+/// What a level adds to a tier.
+const STEP: usize = 2;
 
-    for depth in 1..=max_depth.max(1) {
-        let mut queues: Vec<(usize, std::collections::VecDeque<Unit>)> = frontier
-            .iter()
-            .map(|&dir| {
-                let units = tree
-                    .units(dir, group)
-                    .into_iter()
-                    .filter(|u| dir != ROOT || top_filter(first_node(u)))
-                    .collect();
-                (dir, units)
-            })
-            .collect();
-        // Directories chosen at this level, keyed by (their parent's place in
-        // the frontier, their place among the parent's units): sorting by
-        // that key is display order, without building paths.
-        let mut next: Vec<((usize, usize), usize)> = Vec::new();
-        let mut taken = vec![0usize; queues.len()];
-        let mut picked_any = true;
-        while picked_any {
-            picked_any = false;
-            for (slot, (dir, queue)) in queues.iter_mut().enumerate() {
-                if budget == 0 {
-                    break;
-                }
-                if let Some(unit) = queue.pop_front() {
-                    budget -= 1;
-                    picked_any = true;
-                    let place = (slot, taken[slot]);
-                    taken[slot] += 1;
-                    match &unit {
-                        Unit::Node(id) => {
-                            shown[*id] = true;
-                            if tree.nodes[*id].is_dir && !tree.nodes[*id].submodule {
-                                next.push((place, *id));
-                            }
-                        }
-                        Unit::Group(members) => members.iter().for_each(|m| shown[*m] = true),
-                    }
-                    chosen[*dir].push(unit);
-                }
-            }
-        }
-        if queues.iter().any(|(_, q)| !q.is_empty()) {
-            cut_by_files = true;
-        }
-        // Each queue is popped from the front, so every directory's chosen
-        // units are already in display order.
-        next.sort_unstable_by_key(|(place, _)| *place);
-        let next: Vec<usize> = next.into_iter().map(|(_, id)| id).collect();
-        if depth == max_depth.max(1) {
-            if next.iter().any(|d| !tree.nodes[*d].children.is_empty()) {
-                cut_by_depth = true;
-            }
-            break;
-        }
-        frontier = next;
-        if frontier.is_empty() {
-            break;
-        }
-    }
-
-    let (files_shown_below, dirs_shown_below) = count_shown(tree, &shown);
-    Selection {
-        shown,
-        units: chosen,
-        files_shown_below,
-        dirs_shown_below,
-        cut_by_depth,
-        cut_by_files,
+/// What a class adds to a tier.
+fn cost(class: Class) -> usize {
+    match class {
+        Class::High => 0,
+        Class::Normal => 1,
+        Class::Low => 5,
     }
 }
 
-fn first_node(unit: &Unit) -> usize {
+/// A unit that waits to be ranked.
+#[derive(Clone)]
+struct Waiting {
+    pick: Pick,
+    depth: usize,
+    /// Its distance from the root (see [`Order::new`]).
+    base: usize,
+}
+
+impl Order {
+    /// Ranks every entry of `tree` down to `max_depth`.
+    pub fn new(tree: &Tree, classes: &[Class], max_depth: usize, group: bool) -> Self {
+        let n = tree.nodes.len();
+        let mut order = Self {
+            picks: Vec::new(),
+            units: vec![None; n],
+            capped: vec![false; n],
+            group,
+            counted: 0,
+        };
+        // Candidates: (tier, rank, sequence) → index into `waiting`.
+        let mut heap: BinaryHeap<Reverse<(usize, usize, usize)>> = BinaryHeap::new();
+        let mut waiting: Vec<Waiting> = Vec::new();
+        // `base`: the distance of the directory's children from the root,
+        // the tier before their own class's cost.
+        let enqueue = |order: &mut Self,
+                       heap: &mut BinaryHeap<Reverse<(usize, usize, usize)>>,
+                       waiting: &mut Vec<Waiting>,
+                       dir: usize,
+                       depth: usize,
+                       base: usize| {
+            let dir_units = units(tree, dir, group);
+            let mut by_rank: Vec<usize> = (0..dir_units.len()).collect();
+            // Siblings by class; within a class, files before directories
+            // (a package's modules say more than its `tests/`).
+            by_rank.sort_by_key(|&p| {
+                let first = dir_units[p].first();
+                (classes[first], tree.nodes[first].is_dir, p)
+            });
+            let mut rank = vec![0; dir_units.len()];
+            for (r, &p) in by_rank.iter().enumerate() {
+                rank[p] = r;
+            }
+            for (pos, unit) in dir_units.iter().enumerate() {
+                let tier = base + cost(classes[unit.first()]);
+                heap.push(Reverse((tier, rank[pos], waiting.len())));
+                waiting.push(Waiting {
+                    pick: Pick {
+                        dir,
+                        pos,
+                        unit: unit.clone(),
+                        counted: true,
+                    },
+                    depth,
+                    base,
+                });
+            }
+            order.units[dir] = Some(dir_units);
+        };
+        enqueue(&mut order, &mut heap, &mut waiting, ROOT, 1, STEP);
+        while let Some(Reverse((_, _, index))) = heap.pop() {
+            let Waiting { pick, depth, base } = waiting[index].clone();
+            let head = match pick.unit {
+                Unit::Node(id) if tree.nodes[id].is_dir && !tree.nodes[id].submodule => Some(id),
+                _ => None,
+            };
+            order.picks.push(pick);
+            order.counted += 1;
+            let Some(mut last) = head else { continue };
+            // The chain's links come with their head.
+            while let [only] = tree.nodes[last].children[..] {
+                if !tree.nodes[only].is_dir || tree.nodes[only].submodule {
+                    break;
+                }
+                order.units[last] = Some(vec![Unit::Node(only)]);
+                order.picks.push(Pick {
+                    dir: last,
+                    pos: 0,
+                    unit: Unit::Node(only),
+                    counted: false,
+                });
+                last = only;
+            }
+            if depth < max_depth {
+                // Inside a package or source directory, a level costs half.
+                let step = if classes[last] == Class::High {
+                    STEP / 2
+                } else {
+                    STEP
+                };
+                enqueue(
+                    &mut order,
+                    &mut heap,
+                    &mut waiting,
+                    last,
+                    depth + 1,
+                    base + step,
+                );
+            } else if !tree.nodes[last].children.is_empty() {
+                order.capped[last] = true;
+            }
+        }
+        order
+    }
+
+    /// How many entries the whole ranking has.
+    pub fn len(&self) -> usize {
+        self.counted
+    }
+
+    /// The first `max_entries` entries of the ranking (and the links of
+    /// their chains). A directory that would then hide a single file shows
+    /// it instead: `... (1 file)` costs what the name costs.
+    pub fn select(&self, tree: &Tree, max_entries: usize) -> Selection {
+        let n = tree.nodes.len();
+        let mut shown = vec![false; n];
+        shown[ROOT] = true;
+        let mut chosen: Vec<Vec<(usize, Unit)>> = vec![Vec::new(); n];
+        let mut taken = 0;
+        for pick in &self.picks {
+            if pick.counted {
+                if taken == max_entries {
+                    break;
+                }
+                taken += 1;
+            }
+            mark(&pick.unit, &mut shown);
+            chosen[pick.dir].push((pick.pos, pick.unit.clone()));
+        }
+        // Shown directories hiding exactly one file show it.
+        for dir in 0..n {
+            if !shown[dir] || !tree.nodes[dir].is_dir || tree.nodes[dir].submodule {
+                continue;
+            }
+            let mut hidden = tree.nodes[dir].children.iter().filter(|&&c| !shown[c]);
+            if let (Some(&only), None) = (hidden.next(), hidden.next())
+                && !tree.nodes[only].is_dir
+            {
+                let own;
+                let dir_units = match &self.units[dir] {
+                    Some(u) => u,
+                    None => {
+                        own = units(tree, dir, self.group);
+                        &own
+                    }
+                };
+                if let Some(pos) = dir_units.iter().position(|u| *u == Unit::Node(only)) {
+                    shown[only] = true;
+                    chosen[dir].push((pos, Unit::Node(only)));
+                }
+            }
+        }
+        let (mut cut_by_depth, mut cut_by_entries) = (false, false);
+        for dir in 0..n {
+            if !shown[dir] || !tree.nodes[dir].is_dir || tree.nodes[dir].submodule {
+                continue;
+            }
+            if tree.nodes[dir].children.iter().any(|&c| !shown[c]) {
+                if self.capped[dir] {
+                    cut_by_depth = true;
+                } else {
+                    cut_by_entries = true;
+                }
+            }
+        }
+        let units = chosen
+            .into_iter()
+            .map(|mut units| {
+                units.sort_unstable_by_key(|(pos, _)| *pos);
+                units.into_iter().map(|(_, u)| u).collect()
+            })
+            .collect();
+        let (files_shown_below, dirs_shown_below) = count_shown(tree, &shown);
+        Selection {
+            shown,
+            units,
+            files_shown_below,
+            dirs_shown_below,
+            cut_by_depth,
+            cut_by_entries,
+        }
+    }
+}
+
+fn mark(unit: &Unit, shown: &mut [bool]) {
     match unit {
-        Unit::Node(id) => *id,
-        Unit::Group(members) => members.first().copied().unwrap_or(ROOT),
+        Unit::Node(id) => shown[*id] = true,
+        Unit::Group { members, .. } => members.iter().for_each(|m| shown[*m] = true),
     }
 }
 

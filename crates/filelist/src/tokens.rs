@@ -3,9 +3,11 @@
 use agentctx_types::FileListFormat;
 use tiktoken_rs::CoreBPE;
 
+use crate::classify::Class;
 use crate::error::FileListError;
 use crate::listing::Listing;
 use crate::render::{RenderOptions, Rendered, render};
+use crate::select::Order;
 use crate::tree::Tree;
 
 /// The tokenizers shipped inside tiktoken-rs (nothing is downloaded).
@@ -41,102 +43,113 @@ impl Tokenizer {
     }
 }
 
-/// The most detailed rendering that fits `budget` tokens, by search: first a
-/// lower `max_depth` (binary search), then, at depth 1, fewer files (binary
-/// search), then the compact format. If nothing fits, the smallest
-/// rendering, marked partial with the reason.
+/// Whether a text fits a budget: by its byte length when that decides
+/// (an o200k or cl100k token covers at least one byte), else by counting,
+/// which loads the tokenizer once per process.
+struct Fits {
+    budget: usize,
+    tokenizer: Tokenizer,
+}
+
+impl Fits {
+    fn check(&self, text: &str) -> Result<bool, FileListError> {
+        if text.len() <= self.budget {
+            return Ok(true);
+        }
+        Ok(self.tokenizer.count(text)? <= self.budget)
+    }
+}
+
+/// The listing with the most entries of `order` that fits `budget` tokens:
+/// all of it when it fits; else the largest prefix of the ranking that
+/// fits (binary search, first on byte length, which needs no tokenizer,
+/// then on tokens). Compact is the other candidate: chosen when asked for
+/// and it fits, or when the best tree or flat listing leaves High or
+/// Normal top-level entries unnamed (a small budget on a wide project)
+/// and compact, which names them all, fits. If nothing
+/// fits, the smallest listing, marked partial with the reason.
 pub fn fit(
     listing: &Listing,
     tree: &Tree,
+    classes: &[Class],
+    order: &Order,
     options: &RenderOptions,
     budget: usize,
     tokenizer: Tokenizer,
-) -> Result<(Rendered, usize, RenderOptions), FileListError> {
-    let try_with = |o: &RenderOptions| -> Attempt {
-        let r = render(listing, tree, o);
-        let n = tokenizer.count(&r.text)?;
-        Ok((r, n))
-    };
-    let first = try_with(options)?;
-    if first.1 <= budget {
-        return Ok((first.0, first.1, options.clone()));
-    }
-    // Largest depth that fits; then, at depth 1, the largest entry count.
-    let by_depth = largest_fitting(
-        1,
-        options.max_depth.saturating_sub(1).max(1),
-        budget,
-        |mid| RenderOptions {
-            max_depth: mid,
-            ..options.clone()
-        },
-        &try_with,
-    )?;
-    if let Some(found) = by_depth {
-        return Ok(mark(found, budget));
-    }
-    let by_files = largest_fitting(
-        1,
-        options.max_files.max(1),
-        budget,
-        |mid| RenderOptions {
-            max_depth: 1,
-            max_files: mid,
-            ..options.clone()
-        },
-        &try_with,
-    )?;
-    if let Some(found) = by_files {
-        return Ok(mark(found, budget));
-    }
-    let o = RenderOptions {
-        format: FileListFormat::Compact,
-        max_depth: 1,
-        max_files: 1,
+) -> Result<(Rendered, RenderOptions), FileListError> {
+    let fits = Fits { budget, tokenizer };
+    let with = |format: FileListFormat, entries: usize, named: Option<usize>| RenderOptions {
+        format,
+        max_files: entries,
+        budget: named,
         ..options.clone()
     };
-    let (r, n) = try_with(&o)?;
-    Ok(mark((r, n, o), budget))
+    let listing_format = match options.format {
+        FileListFormat::Compact => FileListFormat::Tree,
+        other => other,
+    };
+    let compact = || -> Result<Option<(Rendered, RenderOptions)>, FileListError> {
+        let o = with(FileListFormat::Compact, 0, None);
+        let r = render(listing, tree, classes, order, &o);
+        Ok(fits.check(&r.text)?.then_some((r, o)))
+    };
+    if options.format == FileListFormat::Compact
+        && let Some(found) = compact()?
+    {
+        return Ok(found);
+    }
+    // Everything the limits allow (`max_files` set by hand is a ceiling).
+    let most = order.len().min(options.max_files);
+    let o = with(listing_format, most, None);
+    let whole = render(listing, tree, classes, order, &o);
+    if fits.check(&whole.text)? {
+        return Ok((whole, o));
+    }
+    let at = |n: usize| {
+        let o = with(listing_format, n, Some(budget));
+        (render(listing, tree, classes, order, &o), o)
+    };
+    // Largest n whose bytes fit: it fits in tokens too, so it bounds the
+    // token search from below.
+    let by_bytes = largest(0, most - 1, |n| Ok(at(n).0.text.len() <= budget))?;
+    let low = by_bytes.unwrap_or(0);
+    let best = largest(low, most - 1, |n| fits.check(&at(n).0.text))?;
+    let Some(n) = best else {
+        // Not even the header and footer fit.
+        let (mut r, o) = at(0);
+        let tokens = tokenizer.count(&r.text)?;
+        r.partial_reasons.push(format!(
+            "token budget {budget} cannot be met ({tokens} tokens at the smallest)"
+        ));
+        return Ok((r, o));
+    };
+    let (rendered, o) = at(n);
+    if rendered.top_hidden > 0
+        && let Some(found) = compact()?
+    {
+        return Ok(found);
+    }
+    Ok((rendered, o))
 }
 
-/// A rendering and its token count.
-type Attempt = Result<(Rendered, usize), FileListError>;
-/// The best fitting rendering found, with its count and options.
-type Fitted = Option<(Rendered, usize, RenderOptions)>;
-
-/// Binary search over `low..=high` for the largest value whose rendering fits
-/// `budget` (token counts grow with the value).
-fn largest_fitting(
+/// The largest value in `low..=high` for which `fits` holds, by binary
+/// search (the listing grows with the entry count).
+fn largest(
     mut low: usize,
     mut high: usize,
-    budget: usize,
-    options_for: impl Fn(usize) -> RenderOptions,
-    try_with: &dyn Fn(&RenderOptions) -> Attempt,
-) -> Result<Fitted, FileListError> {
+    fits: impl Fn(usize) -> Result<bool, FileListError>,
+) -> Result<Option<usize>, FileListError> {
     let mut best = None;
     while low <= high {
         let mid = low + (high - low) / 2;
-        let o = options_for(mid);
-        let (r, n) = try_with(&o)?;
-        if n <= budget {
-            best = Some((r, n, o));
+        if fits(mid)? {
+            best = Some(mid);
             low = mid + 1;
+        } else if mid == 0 {
+            break;
         } else {
             high = mid - 1;
         }
     }
     Ok(best)
-}
-
-fn mark(
-    (mut rendered, tokens, options): (Rendered, usize, RenderOptions),
-    budget: usize,
-) -> (Rendered, usize, RenderOptions) {
-    let reason = if tokens <= budget {
-        format!("token budget {budget}")
-    } else {
-        format!("token budget {budget} cannot be met ({tokens} tokens at the smallest)")
-    };
-    rendered.partial_reasons.push(reason);
-    (rendered, tokens, options)
 }

@@ -1,6 +1,6 @@
 //! The listing as a sorted tree, with runs of numbered files grouped.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::filters::Filters;
@@ -12,6 +12,8 @@ pub struct Node {
     pub name: String,
     pub is_dir: bool,
     pub submodule: bool,
+    /// A symbolic link (not followed).
+    pub symlink: bool,
     pub size: Option<u64>,
     pub mtime: Option<i64>,
     pub parent: usize,
@@ -29,6 +31,7 @@ impl Node {
             name,
             is_dir,
             submodule: false,
+            symlink: false,
             size: None,
             mtime: None,
             parent,
@@ -37,13 +40,6 @@ impl Node {
             dirs_below: 0,
         }
     }
-}
-
-/// What a directory shows: a node, or a run of numbered files as one line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Unit {
-    Node(usize),
-    Group(Vec<usize>),
 }
 
 /// The whole tree; node 0 is the root.
@@ -95,6 +91,7 @@ impl Tree {
             let id = tree.nodes.len();
             let mut node = Node::new(name.to_owned(), false, parent);
             node.size = entry.size;
+            node.symlink = entry.symlink;
             node.mtime = entry.mtime;
             tree.nodes.push(node);
             tree.nodes[parent].children.push(id);
@@ -165,41 +162,6 @@ impl Tree {
         parts.reverse();
         parts.join("/")
     }
-
-    /// A directory's units in display order; with `group`, runs of three or
-    /// more files that differ only by a number are one unit.
-    pub fn units(&self, dir: usize, group: bool) -> Vec<Unit> {
-        let children = &self.nodes[dir].children;
-        if !group {
-            return children.iter().map(|c| Unit::Node(*c)).collect();
-        }
-        let mut runs: HashMap<(String, String), Vec<usize>> = HashMap::new();
-        for &child in children {
-            if let Some(key) = number_key(&self.nodes[child]) {
-                runs.entry(key).or_default().push(child);
-            }
-        }
-        let mut grouped: HashSet<usize> = HashSet::new();
-        let mut units = Vec::new();
-        for &child in children {
-            if grouped.contains(&child) {
-                continue;
-            }
-            let group_members = number_key(&self.nodes[child])
-                .and_then(|key| runs.get(&key))
-                .filter(|members| members.len() >= 3);
-            match group_members {
-                Some(members) => {
-                    let mut members = members.clone();
-                    members.sort_by_key(|m| number_value(&self.nodes[*m].name));
-                    grouped.extend(members.iter().copied());
-                    units.push(Unit::Group(members));
-                }
-                None => units.push(Unit::Node(child)),
-            }
-        }
-        units
-    }
 }
 
 /// Whether a path is excluded, itself or through an excluded ancestor.
@@ -212,30 +174,4 @@ fn excluded_or_below(filters: &Filters, path: &str, is_dir: bool) -> bool {
         .skip(1)
         .filter(|a| !a.as_os_str().is_empty())
         .any(|a| filters.excludes(a, true))
-}
-
-/// `(prefix, suffix)` around the last run of digits of a file name.
-fn number_key(node: &Node) -> Option<(String, String)> {
-    if node.is_dir {
-        return None;
-    }
-    let (start, end) = last_digits(&node.name)?;
-    Some((node.name[..start].to_owned(), node.name[end..].to_owned()))
-}
-
-fn number_value(name: &str) -> (u128, String) {
-    let value = last_digits(name)
-        .and_then(|(s, e)| name[s..e].parse::<u128>().ok())
-        .unwrap_or(0);
-    (value, name.to_owned())
-}
-
-fn last_digits(name: &str) -> Option<(usize, usize)> {
-    let bytes = name.as_bytes();
-    let end = bytes.iter().rposition(u8::is_ascii_digit)? + 1;
-    let start = bytes[..end]
-        .iter()
-        .rposition(|b| !b.is_ascii_digit())
-        .map_or(0, |p| p + 1);
-    Some((start, end))
 }

@@ -188,6 +188,9 @@ impl Context<'_> {
         } else {
             Entry::file(path)
         };
+        // With `follow_links` the walk reports the target's type; a link
+        // it did not follow is marked.
+        item.symlink = entry.path_is_symlink() && !is_dir;
         let options = self.options;
         if !is_dir
             && (options.sizes || options.mtimes)

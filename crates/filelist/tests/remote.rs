@@ -134,7 +134,7 @@ fn github(server: &Server, spec: &str) -> RemoteRepo {
 
 fn render(listing: &agentctx_filelist::Listing) -> String {
     let opts = FileListOptions {
-        max_depth: 10,
+        max_depth: Some(10),
         ..FileListOptions::default()
     };
     render_remote(listing, &opts).unwrap().text
@@ -232,7 +232,7 @@ fn gitlab_keyset_pages_across_three_link_hops_and_no_sizes() {
     );
     let opts = FileListOptions {
         sizes: true,
-        max_depth: 10,
+        max_depth: Some(10),
         ..FileListOptions::default()
     };
     let text = render_remote(&listing, &opts).unwrap().text;

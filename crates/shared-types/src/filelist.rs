@@ -11,14 +11,20 @@ use crate::PositiveInt;
 pub struct FileListConfig {
     /// `false`: no file list in the composed context.
     pub enabled: bool,
-    /// Deepest level listed; the root's children are depth 1.
-    pub max_depth: PositiveInt,
+    /// Deepest level listed; the root's children are depth 1 and a chain of
+    /// single-child directories is one level. Unset: 3, or no limit with a
+    /// `token_budget`.
+    pub max_depth: Option<PositiveInt>,
     /// How the listing is rendered.
     pub format: FileListFormat,
     /// Where the composed context puts the listing.
     pub position: FileListPosition,
-    /// At most this many files are listed, chosen breadth-first.
-    pub max_files: PositiveInt,
+    /// At most this many entries are listed, the most valuable first.
+    /// Unset: 500, or no limit with a `token_budget`.
+    pub max_files: Option<PositiveInt>,
+    /// Fill this many tokens (o200k_base) with the most valuable listing
+    /// that fits: all of it when it fits, else at least 90% of the budget.
+    pub token_budget: Option<PositiveInt>,
     /// gitignore-style patterns added to the default excludes.
     pub exclude_patterns: Vec<String>,
     /// When non-empty, only matching files are listed.
@@ -33,18 +39,17 @@ pub struct FileListConfig {
     pub timeout_secs: PositiveInt,
 }
 
-const DEFAULT_MAX_DEPTH: PositiveInt = PositiveInt::known(3);
-const DEFAULT_MAX_FILES: PositiveInt = PositiveInt::known(500);
 const DEFAULT_TIMEOUT_SECS: PositiveInt = PositiveInt::known(30);
 
 impl Default for FileListConfig {
     fn default() -> Self {
         Self {
             enabled: true,
-            max_depth: DEFAULT_MAX_DEPTH,
+            max_depth: None,
             format: FileListFormat::Tree,
             position: FileListPosition::SystemPrompt,
-            max_files: DEFAULT_MAX_FILES,
+            max_files: None,
+            token_budget: None,
             exclude_patterns: Vec::new(),
             include_patterns: Vec::new(),
             include_file_sizes: false,

@@ -48,10 +48,10 @@ pub fn options(
         None => {}
     }
     if let Some(depth) = args.max_depth {
-        options.max_depth = to_usize(depth);
+        options.max_depth = Some(to_usize(depth));
     }
     if let Some(files) = args.max_files {
-        options.max_files = to_usize(files);
+        options.max_files = Some(to_usize(files));
     }
     options.exclude.extend(args.exclude.iter().cloned());
     options.include.extend(args.include.iter().cloned());
@@ -62,8 +62,12 @@ pub fn options(
     options.threads = args.threads;
     options.default_excludes = !args.no_default_excludes;
     options.generated = generated_at(inv, args.no_timestamp)?;
-    options.token_budget = args.token_budget;
-    options.count_tokens = inv.json || args.token_budget.is_some();
+    if args.token_budget.is_some() {
+        options.token_budget = args.token_budget;
+    }
+    // `--json` reports the count; a budget alone counts only when byte
+    // lengths do not decide.
+    options.count_tokens = inv.json;
     options.tokenizer = if args.tokenizer == "cl100k" {
         Tokenizer::Cl100k
     } else {
@@ -154,7 +158,11 @@ fn remote(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Re
                 .find_map(|v| inv.env.get(v))
                 .map(str::to_owned),
             timeout: Duration::from_secs(config.timeout_secs.get()),
-            max_files: options.max_files,
+            max_files: match (options.max_files, options.token_budget) {
+                (Some(n), _) => n,
+                (None, Some(_)) => usize::MAX,
+                (None, None) => agentctx_filelist::DEFAULT_MAX_FILES,
+            },
             cache_dir,
             cache_ttl: Duration::from_secs(config.cache_ttl_secs),
             refresh: args.refresh,

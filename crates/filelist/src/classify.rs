@@ -1,0 +1,288 @@
+//! How much a file or directory is worth to an agent (seed 003 §8.2): the
+//! one ranking every cut uses (entry limit, depth, token budget, compact).
+//!
+//! High: the files that explain a project (README, CONTRIBUTING, AGENTS.md),
+//! its manifests and CI configuration, and the directories that hold its
+//! code: packages (a directory with its own `__init__.py`, `Cargo.toml`,
+//! `package.json`, `go.mod`, `pom.xml`, ...) and source and test roots.
+//! Low: documentation, assets, fixtures, vendored and generated trees,
+//! tool directories, and names that carry no meaning (hashes, dates).
+//! Everything else is Normal. Below a Low directory everything is Low.
+
+use crate::tree::{Node, ROOT, Tree};
+
+/// A node's worth; the order is the ranking (High first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// Shown first.
+    High,
+    /// Shown after High at the same depth.
+    Normal,
+    /// Shown when there is room left, after deeper Normal entries.
+    Low,
+}
+
+/// Files that explain the project (case-insensitive prefixes).
+const GUIDE_PREFIXES: [&str; 4] = ["readme", "contributing", "agents.md", "claude.md"];
+
+/// Manifests and build files (exact names).
+const MANIFESTS: [&str; 28] = [
+    "Cargo.toml",
+    "package.json",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements.txt",
+    "go.mod",
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+    "settings.gradle",
+    "settings.gradle.kts",
+    "Gemfile",
+    "composer.json",
+    "Makefile",
+    "CMakeLists.txt",
+    "Dockerfile",
+    "docker-compose.yml",
+    "tsconfig.json",
+    "deno.json",
+    "mix.exs",
+    "Package.swift",
+    "pnpm-workspace.yaml",
+    "lerna.json",
+    "flake.nix",
+    "justfile",
+    "meson.build",
+    "build.zig",
+];
+
+/// CI configuration files (exact names).
+const CI_FILES: [&str; 6] = [
+    ".gitlab-ci.yml",
+    ".travis.yml",
+    "azure-pipelines.yml",
+    "Jenkinsfile",
+    "bitbucket-pipelines.yml",
+    "appveyor.yml",
+];
+
+/// A directory with one of these files is a package of its own.
+const PACKAGE_MARKERS: [&str; 10] = [
+    "__init__.py",
+    "Cargo.toml",
+    "package.json",
+    "go.mod",
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+    "pyproject.toml",
+    "setup.py",
+    "mix.exs",
+];
+
+/// Directories that hold code.
+const SOURCE_DIRS: [&str; 12] = [
+    "src", "lib", "app", "crates", "packages", "cmd", "pkg", "internal", "include", "source",
+    "modules", ".github",
+];
+
+/// Directories that hold tests: High at the root (the project's test
+/// suite), Normal inside a package (the package's own code comes first).
+const TEST_DIRS: [&str; 4] = ["tests", "test", "spec", "__tests__"];
+
+/// Directories of little use in a first look (case-insensitive).
+const LOW_DIRS: [&str; 26] = [
+    "docs",
+    "doc",
+    "documentation",
+    "assets",
+    "static",
+    "public",
+    "images",
+    "img",
+    "media",
+    "fixtures",
+    "testdata",
+    "test-data",
+    "test_data",
+    "__snapshots__",
+    "snapshots",
+    "vendor",
+    "vendored",
+    "third_party",
+    "third-party",
+    "generated",
+    "locale",
+    "locales",
+    "i18n",
+    "translations",
+    "artwork",
+    "logos",
+];
+
+/// Every node's class, by id.
+pub fn classify(tree: &Tree) -> Vec<Class> {
+    let mut classes = vec![Class::Normal; tree.nodes.len()];
+    // Parents have smaller ids than their children: one pass top-down.
+    for id in 1..tree.nodes.len() {
+        let node = &tree.nodes[id];
+        let inherited = if node.parent == ROOT {
+            Class::Normal
+        } else {
+            classes[node.parent]
+        };
+        classes[id] = if inherited == Class::Low {
+            Class::Low
+        } else {
+            own_class(tree, node, node.parent == ROOT)
+        };
+    }
+    classes
+}
+
+fn own_class(tree: &Tree, node: &Node, at_root: bool) -> Class {
+    let name = node.name.as_str();
+    let lower = name.to_ascii_lowercase();
+    if node.is_dir {
+        if is_package(tree, node)
+            || SOURCE_DIRS.contains(&lower.as_str())
+            || (at_root && TEST_DIRS.contains(&lower.as_str()))
+        {
+            return Class::High;
+        }
+        // `.github` is High above; other tool folders (`.circleci`,
+        // `.husky`, `.devcontainer`) are Low, as are meaningless names.
+        if LOW_DIRS.contains(&lower.as_str())
+            || name.starts_with('.')
+            || is_dated(name)
+            || is_hash_like(name)
+        {
+            return Class::Low;
+        }
+        return Class::Normal;
+    }
+    if lower.starts_with("license") || lower.starts_with("licence") {
+        // Read once, at the root; every package's copy is noise.
+        return if at_root { Class::High } else { Class::Low };
+    }
+    if GUIDE_PREFIXES.iter().any(|p| lower.starts_with(p))
+        || MANIFESTS.contains(&name)
+        || CI_FILES.contains(&name)
+        || (name.ends_with(".csproj") || name.ends_with(".sln"))
+    {
+        // A guide deep in a tree is worth what its neighbours are; at the
+        // root and in packages it is the first thing to read.
+        return Class::High;
+    }
+    let parent = &tree.nodes[node.parent];
+    if parent.name == "workflows" && (name.ends_with(".yml") || name.ends_with(".yaml")) {
+        return Class::High;
+    }
+    if (at_root && name.starts_with('.')) || is_hash_like(stem(name)) || is_dated(name) {
+        return Class::Low;
+    }
+    Class::Normal
+}
+
+/// A directory with a package marker among its files.
+fn is_package(tree: &Tree, node: &Node) -> bool {
+    node.children.iter().any(|&c| {
+        let child = &tree.nodes[c];
+        !child.is_dir && PACKAGE_MARKERS.contains(&child.name.as_str())
+    })
+}
+
+/// The name up to its first dot (`main.4f3a9b1c.js` → `main`, but
+/// `4f3a9b1c5d.html` → `4f3a9b1c5d`).
+fn stem(name: &str) -> &str {
+    name.split('.').find(|s| !s.is_empty()).unwrap_or(name)
+}
+
+/// A name that is (or has a dot-separated part that is) a hash: at least 8
+/// characters of hex, or at least 16 of base32/base64 letters and digits,
+/// with both digits and letters.
+pub fn is_hash_like(name: &str) -> bool {
+    name.split(['.', '-', '_']).any(|part| {
+        let digits = part.bytes().filter(u8::is_ascii_digit).count();
+        let letters = part.bytes().filter(u8::is_ascii_alphabetic).count();
+        if digits == 0 || letters == 0 || digits + letters != part.len() {
+            return false;
+        }
+        let hex = part.bytes().all(|b| b.is_ascii_hexdigit());
+        (hex && part.len() >= 8) || (part.len() >= 16 && digits >= 3)
+    })
+}
+
+/// A name that starts with a date (`2024-01-05...`, `20240105...`).
+pub fn is_dated(name: &str) -> bool {
+    let b = name.as_bytes();
+    let digits = |r: std::ops::Range<usize>| {
+        b.get(r.clone())
+            .is_some_and(|s| s.iter().all(u8::is_ascii_digit))
+    };
+    let year_ok = |s: &[u8]| matches!(s, [b'1', b'9', ..] | [b'2', b'0', ..]);
+    if digits(0..4) && year_ok(b) {
+        if b.get(4) == Some(&b'-') && digits(5..7) && b.get(7) == Some(&b'-') && digits(8..10) {
+            return true;
+        }
+        // `20240105`, followed by a non-digit or more digits (a time).
+        let within = |r: std::ops::Range<usize>, low: &[u8], high: &[u8]| {
+            b.get(r).is_some_and(|s| s >= low && s <= high)
+        };
+        if digits(4..8) && within(4..6, b"01", b"12") && within(6..8, b"01", b"31") {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_are_recognised_and_words_are_not() {
+        for name in [
+            "4f3a9b1c.html",
+            "main.4f3a9b1c.js",
+            "a1b2c3d4e5f6",
+            "chunk-9e8d7c6b.css",
+        ] {
+            assert!(is_hash_like(name), "{name}");
+        }
+        for name in [
+            "README.md",
+            "v1.2.3",
+            "utf8",
+            "x86_64",
+            "deadbeef",
+            "sha256sum",
+            "test_0001.py",
+            "ComponentV2Props.tsx",
+        ] {
+            assert!(!is_hash_like(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn dates_are_recognised() {
+        for name in [
+            "2024-01-05-release",
+            "20240105_bench",
+            "2023-11-30",
+            "19991231",
+        ] {
+            assert!(is_dated(name), "{name}");
+        }
+        for name in [
+            "2to3",
+            "1024x768.png",
+            "0001_initial.py",
+            "2024",
+            "30000101",
+        ] {
+            assert!(!is_dated(name), "{name}");
+        }
+    }
+}

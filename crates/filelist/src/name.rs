@@ -1,0 +1,90 @@
+//! Names as the listing shows them: a name can never add a line, shift its
+//! indentation or pass for a summary or a group label.
+//!
+//! A name that needs it is shown in double quotes with C-style escapes
+//! (`"line\nbreak.txt"`, `"  lead.txt"`, `"tab\there"`, `"\u{7f}"`); every
+//! other name is shown as it is.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Whether `name` is quoted when shown: a control character, leading or
+/// trailing whitespace, a leading quote, or the shape of a listing's own
+/// lines (`... (`, a group's `{..}`, a summary's ` (`, a symlink's `@`).
+pub fn needs_quoting(name: &str) -> bool {
+    name.is_empty()
+        || name.chars().any(char::is_control)
+        || name.starts_with(char::is_whitespace)
+        || name.ends_with(char::is_whitespace)
+        || name.starts_with(['"', '('])
+        || name.starts_with("...")
+        || name.ends_with('@')
+        || name.contains(" (")
+        || (name.contains('{') && name.contains(".."))
+}
+
+/// `name` as shown.
+pub fn display(name: &str) -> Cow<'_, str> {
+    if !needs_quoting(name) {
+        return Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len() + 2);
+    out.push('"');
+    for c in name.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_cannot_add_a_line_or_an_indent() {
+        assert_eq!(display("line\nbreak.txt"), "\"line\\nbreak.txt\"");
+        assert_eq!(display("  lead.txt"), "\"  lead.txt\"");
+        assert_eq!(display("trail.txt "), "\"trail.txt \"");
+        assert_eq!(display("cr\rx"), "\"cr\\rx\"");
+        assert_eq!(display("del\u{7f}"), "\"del\\u{7f}\"");
+        assert_eq!(display("q\"\\.txt\t"), "\"q\\\"\\\\.txt\\t\"");
+    }
+
+    #[test]
+    fn a_name_cannot_pass_for_a_summary_or_a_label() {
+        for name in [
+            "... (3 files)",
+            "f{1..3}.txt",
+            "src (2 files)",
+            "link@",
+            "(root: x)",
+        ] {
+            assert!(display(name).starts_with('"'), "{name}");
+        }
+    }
+
+    #[test]
+    fn ordinary_names_are_shown_as_they_are() {
+        for name in [
+            "README.md",
+            "a b.txt",
+            "日本語.md",
+            ".github",
+            "x..y",
+            "{a}.txt",
+        ] {
+            assert_eq!(display(name), name);
+        }
+    }
+}
