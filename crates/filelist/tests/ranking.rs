@@ -1,0 +1,216 @@
+//! The ranking every cut uses, the budget as a target, and names that
+//! cannot disguise themselves (issue 16's cases).
+
+use std::fs;
+use std::path::Path;
+
+use agentctx_filelist::{FileList, FileListFormat, FileListOptions, Tokenizer, list_local};
+
+fn write(root: &Path, files: &[String]) {
+    for name in files {
+        let path = root.join(name);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, "x").unwrap();
+    }
+}
+
+fn list(root: &Path, set: impl FnOnce(&mut FileListOptions)) -> FileList {
+    let mut options = FileListOptions {
+        threads: 1,
+        count_tokens: true,
+        ..FileListOptions::default()
+    };
+    set(&mut options);
+    list_local(root, &options).unwrap()
+}
+
+fn lines(list: &FileList) -> Vec<&str> {
+    list.text.lines().collect()
+}
+
+#[test]
+fn a_web_root_of_hashed_pages_keeps_its_manifests() {
+    let root = tempfile::tempdir().unwrap();
+    let mut files: Vec<String> = (0..800u64)
+        .map(|i| format!("{:08x}.html", i.wrapping_mul(0x9e37_79b9) ^ 0xa5a5_0000))
+        .collect();
+    files.extend(["package.json", "tsconfig.json", "README.md", "src/index.ts"].map(String::from));
+    write(root.path(), &files);
+    for l in [
+        list(root.path(), |_| {}),
+        list(root.path(), |o| o.token_budget = Some(300)),
+    ] {
+        for name in ["package.json", "tsconfig.json", "README.md", "src/"] {
+            assert!(
+                lines(&l).iter().any(|line| line.starts_with(name)),
+                "{name} missing:\n{}",
+                &l.text[..400.min(l.text.len())]
+            );
+        }
+        assert!(l.text.contains("... ("), "the pages are summarised");
+    }
+}
+
+#[test]
+fn tool_folders_give_way_to_packages_and_the_readme() {
+    let root = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for tool in [".circleci", ".codesandbox", ".husky", ".devcontainer"] {
+        for i in 0..5 {
+            files.push(format!("{tool}/config-{i}.yml"));
+        }
+    }
+    for p in 0..40 {
+        files.push(format!("packages/pkg-{p}/package.json"));
+        files.push(format!("packages/pkg-{p}/src/index.ts"));
+    }
+    files.extend(["README.md", "package.json", "babel.config.js"].map(String::from));
+    write(root.path(), &files);
+    let l = list(root.path(), |o| o.token_budget = Some(150));
+    assert!(l.tokens.unwrap() <= 150, "{}", l.text);
+    for name in ["packages/", "README.md", "package.json"] {
+        assert!(
+            lines(&l).iter().any(|line| line.starts_with(name)),
+            "{name} missing:\n{}",
+            l.text
+        );
+    }
+    assert!(!l.text.contains(".husky/\n"), "{}", l.text);
+}
+
+/// A project of `dirs` packages with `files` modules each.
+fn project(dirs: usize, files: usize) -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let mut names = vec!["README.md".to_owned(), "Cargo.toml".to_owned()];
+    for d in 0..dirs {
+        names.push(format!("crates/unit_{d}/Cargo.toml"));
+        for f in 0..files {
+            names.push(format!(
+                "crates/unit_{d}/src/module_{}.rs",
+                ["alpha", "beta", "gamma", "delta", "omega"][f % 5].to_owned() + &"x".repeat(f / 5)
+            ));
+        }
+    }
+    write(root.path(), &names);
+    root
+}
+
+#[test]
+fn a_budget_the_whole_listing_fits_gives_all_of_it() {
+    let root = project(6, 8);
+    let l = list(root.path(), |o| o.token_budget = Some(16_000));
+    assert!(l.partial_reasons.is_empty(), "{:?}", l.partial_reasons);
+    assert_eq!(l.files_shown, l.files_total);
+    // Not cut at the default depth of 3 or 500 entries.
+    assert!(l.text.contains("module_alpha.rs"), "{}", l.text);
+}
+
+#[test]
+fn a_budget_is_used_to_at_least_nine_tenths() {
+    let root = project(60, 25);
+    for budget in [1000, 4000] {
+        let l = list(root.path(), |o| o.token_budget = Some(budget));
+        let tokens = l.tokens.unwrap();
+        assert!(tokens <= budget, "{tokens} > {budget}");
+        assert!(
+            tokens * 10 >= budget * 9,
+            "{tokens} of {budget}:\n{}",
+            l.text
+        );
+        assert_eq!(l.partial_reasons, [format!("token budget {budget}")]);
+        assert!(l.text.starts_with(&format!(
+            "<project_files root=\"{}\" format=\"tree\" partial=\"token budget {budget}\">",
+            root.path().file_name().unwrap().to_str().unwrap()
+        )));
+    }
+    // A limit given by hand still holds under a budget.
+    let l = list(root.path(), |o| {
+        o.token_budget = Some(4000);
+        o.max_depth = Some(1);
+    });
+    assert!(!l.text.contains("module_"), "{}", l.text);
+}
+
+#[test]
+fn cl100k_counts_too() {
+    let root = project(30, 10);
+    let l = list(root.path(), |o| {
+        o.token_budget = Some(1000);
+        o.tokenizer = Tokenizer::Cl100k;
+    });
+    let tokens = l.tokens.unwrap();
+    assert!((900..=1000).contains(&tokens), "{tokens}");
+}
+
+#[test]
+fn a_name_cannot_add_a_line_or_an_indent() {
+    let root = tempfile::tempdir().unwrap();
+    write(
+        root.path(),
+        &[
+            "line\nbreak.txt",
+            "  lead.txt",
+            "README.md",
+            "... (3 files)",
+        ]
+        .map(String::from),
+    );
+    let l = list(root.path(), |_| {});
+    assert_eq!(l.text.lines().count(), 1 + 4 + 2, "{}", l.text);
+    for shown in [
+        "\"line\\nbreak.txt\"",
+        "\"  lead.txt\"",
+        "\"... (3 files)\"",
+        "README.md",
+    ] {
+        assert!(
+            l.text.lines().any(|line| line == shown),
+            "{shown}:\n{}",
+            l.text
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_is_marked() {
+    let root = tempfile::tempdir().unwrap();
+    write(root.path(), &["LICENSE".to_owned()]);
+    std::os::unix::fs::symlink("LICENSE", root.path().join("COPYING")).unwrap();
+    let l = list(root.path(), |_| {});
+    assert!(l.text.contains("\nCOPYING@\n"), "{}", l.text);
+}
+
+#[test]
+fn compact_of_a_flat_directory_is_partial_and_says_so() {
+    let root = tempfile::tempdir().unwrap();
+    let files: Vec<String> = (0..300)
+        .map(|i| format!("note-{}.md", ["a", "b", "c"][i % 3].repeat(1 + i / 3)))
+        .collect();
+    write(root.path(), &files);
+    let l = list(root.path(), |o| o.format = FileListFormat::Compact);
+    // Compact would name every file here, as the tree does: the tree is given.
+    assert_eq!(l.format, FileListFormat::Tree);
+    assert!(!l.text.contains("(0 files"), "{}", l.text);
+    let limited = list(root.path(), |o| o.max_files = Some(20));
+    assert!(
+        limited
+            .partial_reasons
+            .iter()
+            .any(|r| r.starts_with("max_files 20"))
+    );
+    assert!(
+        limited
+            .text
+            .contains(" partial=\"max_files 20 of 300 files\"")
+    );
+}
+
+#[test]
+fn the_listing_does_not_depend_on_the_thread_count() {
+    let root = project(20, 12);
+    let one = list(root.path(), |o| o.threads = 1).text;
+    for threads in [2, 4, 8] {
+        assert_eq!(list(root.path(), |o| o.threads = threads).text, one);
+    }
+}
