@@ -47,7 +47,11 @@ const VSCODE_KEEP: [&str; 4] = [
 /// Compiled filters.
 #[derive(Clone, Debug)]
 pub struct Filters {
-    exclude: PatternSet,
+    /// [`DEFAULT_EXCLUDES`] (empty when turned off).
+    defaults: PatternSet,
+    /// The user's excludes (config, rule file, flags).
+    user: PatternSet,
+    /// Files the defaults would exclude that are kept (`.vscode/settings.json`).
     keep: PatternSet,
     include: Option<PatternSet>,
 }
@@ -66,21 +70,20 @@ impl Filters {
         } else {
             &[]
         };
-        let all: Vec<&str> = defaults
-            .iter()
-            .copied()
-            .chain(exclude.iter().map(String::as_str))
-            .collect();
-        let exclude_set = PatternSet::compile(all.iter().copied(), true).map_err(|bad| {
-            FileListError::Pattern {
-                list: "exclude",
-                pattern: all
-                    .get(bad.index)
-                    .map(|p| (*p).to_owned())
-                    .unwrap_or_default(),
-                message: bad.message,
-            }
-        })?;
+        let compile = |patterns: Vec<&str>| {
+            PatternSet::compile(patterns.iter().copied(), true).map_err(|bad| {
+                FileListError::Pattern {
+                    list: "exclude",
+                    pattern: patterns
+                        .get(bad.index)
+                        .map(|p| (*p).to_owned())
+                        .unwrap_or_default(),
+                    message: bad.message,
+                }
+            })
+        };
+        let default_set = compile(defaults.to_vec())?;
+        let user_set = compile(exclude.iter().map(String::as_str).collect())?;
         let keep_list: &[&str] = if default_excludes { &VSCODE_KEEP } else { &[] };
         let keep = PatternSet::compile(keep_list.iter().copied(), true).map_err(|bad| {
             FileListError::Pattern {
@@ -103,7 +106,8 @@ impl Filters {
             )
         };
         Ok(Self {
-            exclude: exclude_set,
+            defaults: default_set,
+            user: user_set,
             keep,
             include,
         })
@@ -117,10 +121,16 @@ impl Filters {
         {
             return true;
         }
-        if !is_dir && self.keep.is_match(relative) {
-            return false;
+        if self.user.is_match(relative) {
+            return true;
         }
-        self.exclude.is_match(relative)
+        self.defaults.is_match(relative) && (is_dir || !self.keep.is_match(relative))
+    }
+
+    /// Whether the user's excludes (not the defaults) exclude a path:
+    /// what applies to a file git tracks. `.git` is never listed.
+    pub fn excludes_by_user(&self, relative: &Path) -> bool {
+        relative.file_name().is_some_and(|n| n == ".git") || self.user.is_match(relative)
     }
 
     /// Whether a file passes the include list.

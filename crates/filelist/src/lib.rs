@@ -33,6 +33,8 @@ pub mod remote;
 mod render;
 mod select;
 mod tokens;
+#[cfg(feature = "git-index")]
+mod tracked;
 mod tree;
 mod walk;
 
@@ -171,17 +173,17 @@ pub struct FileList {
 /// Walks `root` and renders its file list.
 pub fn list_local(root: &Path, options: &FileListOptions) -> Result<FileList, FileListError> {
     let filters = Filters::new(options.default_excludes, &options.exclude, &options.include)?;
-    let listing = walk::walk(
-        root,
-        &filters,
-        &walk::WalkOptions {
-            follow_links: options.follow_links,
-            sizes: options.sizes,
-            mtimes: options.mtimes,
-            timeout: options.timeout,
-            threads: options.threads,
-        },
-    )?;
+    let walk_options = walk::WalkOptions {
+        follow_links: options.follow_links,
+        sizes: options.sizes,
+        mtimes: options.mtimes,
+        timeout: options.timeout,
+        threads: options.threads,
+    };
+    #[cfg_attr(not(feature = "git-index"), allow(unused_mut))]
+    let mut listing = walk::walk(root, &filters, &walk_options)?;
+    #[cfg(feature = "git-index")]
+    tracked::add_tracked(root, &filters, &mut listing, &walk_options);
     render_listing(&listing, &filters, options)
 }
 

@@ -8,13 +8,45 @@ use std::path::{Path, PathBuf};
 
 use agentctx_filelist::{FileListFormat, FileListOptions, list_local};
 
-fn fixture(name: &str) -> PathBuf {
-    fs::canonicalize(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/trees")
-            .join(name),
-    )
-    .unwrap()
+/// A copy of `fixtures/trees/<name>` outside any git repository (inside
+/// this one, the index would list the fixture's files as tracked), kept
+/// until the test ends.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl std::ops::Deref for Fixture {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.root
+    }
+}
+
+fn fixture(name: &str) -> Fixture {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/trees")
+        .join(name);
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join(name);
+    copy_tree(&source, &root);
+    Fixture {
+        root: fs::canonicalize(&root).unwrap(),
+        _dir: dir,
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
 }
 
 fn list(
@@ -417,4 +449,82 @@ fn counts_equal_git_ls_files_plus_untracked_not_ignored() {
     let l = list(r, FileListFormat::Flat, |o| o.max_files = Some(10_000));
     assert_eq!(l.files_total, expected);
     assert_eq!(expected, 6, "the fixture's own arithmetic");
+}
+
+/// Tracked files are listed even where the default excludes or a
+/// `.gitignore` would hide them; untracked ones there stay hidden; the
+/// user's excludes apply to both.
+#[cfg(feature = "git-index")]
+#[test]
+fn tracked_files_are_never_hidden_by_the_default_excludes() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path().join("repo");
+    fs::create_dir_all(&r).unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&r)
+            .output()
+            .expect("git must be installed (.ci/run installs it)");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q"]);
+    for path in [
+        ".gitignore",
+        "tests/suite/add/out/expected.txt",
+        "tests/suite/add/build/mod.rs",
+        "vendor/lib/vendored.c",
+        "generated.log",
+        "secrets/excluded.txt",
+        "build/untracked.o",
+        "src/main.rs",
+    ] {
+        let p = r.join(path);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, if path == ".gitignore" { "*.log\n" } else { "" }).unwrap();
+    }
+    git(&[
+        "add",
+        "-f",
+        ".gitignore",
+        "tests",
+        "vendor",
+        "generated.log",
+        "secrets",
+        "src",
+    ]);
+    let l = list(&r, FileListFormat::Flat, |o| {
+        o.max_files = Some(10_000);
+        o.max_depth = Some(10);
+        o.exclude = vec!["secrets/".into()];
+    });
+    for shown in [
+        "tests/suite/add/out/expected.txt",
+        "tests/suite/add/build/mod.rs",
+        "vendor/lib/vendored.c",
+        "generated.log",
+        "src/main.rs",
+    ] {
+        assert!(
+            l.text.lines().any(|line| line == shown),
+            "{shown} missing:\n{}",
+            l.text
+        );
+    }
+    assert!(!l.text.contains("untracked.o"), "{}", l.text);
+    assert!(!l.text.contains("excluded.txt"), "{}", l.text);
+    // A project root below the repository's top lists its own part.
+    let sub = list(&r.join("tests"), FileListFormat::Flat, |o| {
+        o.max_depth = Some(10)
+    });
+    assert!(
+        sub.text.contains("suite/add/out/expected.txt"),
+        "{}",
+        sub.text
+    );
+    assert!(!sub.text.contains("vendored.c"), "{}", sub.text);
 }

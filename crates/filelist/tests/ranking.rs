@@ -1,6 +1,8 @@
 //! The ranking every cut uses, the budget as a target, and names that
 //! cannot disguise themselves (issue 16's cases).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
 use std::fs;
 use std::path::Path;
 
