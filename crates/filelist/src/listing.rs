@@ -61,6 +61,12 @@ pub enum SourceNote {
         /// Who cut it, e.g. `GitHub`.
         by: String,
     },
+    /// GitHub truncated its answer; the trees were read level by level,
+    /// complete down to this depth (deeper entries: what the answer held).
+    CompleteTo {
+        /// The depth.
+        depth: usize,
+    },
     /// The source has no sizes (GitLab): `--sizes` shows none.
     NoSizes {
         /// Which source.
@@ -82,4 +88,17 @@ pub struct Listing {
     /// The source already dropped excluded entries (the local walk prunes
     /// while walking), so they need not be matched again.
     pub excludes_applied: bool,
+    /// The ref asked for, or the default branch (remote sources).
+    #[serde(default)]
+    pub reference: Option<String>,
+    /// The commit the ref pointed at when listed (remote sources).
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// When the listing was fetched, seconds since the epoch (remote).
+    #[serde(default)]
+    pub fetched_at: Option<i64>,
+    /// Why a cached listing was served although it may be out of date
+    /// (the hosting API failed).
+    #[serde(default)]
+    pub stale: Option<String>,
 }

@@ -103,6 +103,9 @@ pub fn render(
                 notes.push(format!("{source} gives no sizes"))
             }
             SourceNote::NoSizes { .. } => {}
+            SourceNote::CompleteTo { depth } => notes.push(format!(
+                "GitHub truncated its answer: complete to depth {depth}"
+            )),
         }
     }
     if listing.non_utf8_names > 0 {
@@ -121,6 +124,15 @@ pub fn render(
         "<project_files root=\"{}\" format=\"{format_name}\"",
         escape_attr(&listing.root_name)
     );
+    if let Some(reference) = &listing.reference {
+        let _ = write!(text, " ref=\"{}\"", escape_attr(reference));
+    }
+    if let Some(at) = listing.fetched_at.and_then(format_timestamp) {
+        let _ = write!(text, " fetched=\"{at}\"");
+    }
+    if let Some(why) = &listing.stale {
+        let _ = write!(text, " stale=\"{}\"", escape_attr(why));
+    }
     if let Some(at) = &generated {
         let _ = write!(text, " generated=\"{at}\"");
     }

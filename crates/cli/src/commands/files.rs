@@ -157,12 +157,8 @@ fn remote(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Re
                 .iter()
                 .find_map(|v| inv.env.get(v))
                 .map(str::to_owned),
-            timeout: Duration::from_secs(config.timeout_secs.get()),
-            max_files: match (options.max_files, options.token_budget) {
-                (Some(n), _) => n,
-                (None, Some(_)) => usize::MAX,
-                (None, None) => agentctx_filelist::DEFAULT_MAX_FILES,
-            },
+            timeout: options.timeout,
+            max_depth: agentctx_filelist::remote::completion_depth(&options),
             cache_dir,
             cache_ttl: Duration::from_secs(config.cache_ttl_secs),
             refresh: args.refresh,

@@ -1,9 +1,10 @@
-//! GitLab: `GET {api}/projects/{id}/repository/tree?recursive=true&ref=...`,
+//! GitLab: the ref resolved to its commit, then
+//! `GET {api}/projects/{id}/repository/tree?recursive=true&ref={sha}`,
 //! keyset pagination through `Link: <...>; rel="next"`.
 
 use serde::Deserialize;
 
-use super::http::{Client, RemoteError, next_link};
+use super::http::{Client, RemoteError, encode, next_link};
 use crate::listing::{Entry, Listing, SourceNote};
 
 #[derive(Deserialize)]
@@ -48,17 +49,47 @@ pub fn project_id(project: &str) -> String {
     project.replace('%', "%25").replace('/', "%2F")
 }
 
+/// The commit `reference` points at: `Ok(None)` when there is no such ref.
+fn resolve(client: &Client, base: &str, reference: &str) -> Result<Option<String>, RemoteError> {
+    #[derive(Deserialize)]
+    struct Commit {
+        id: String,
+    }
+    let url = format!("{base}/repository/commits/{}", encode(reference));
+    let answer = client.get(&url, "application/json")?;
+    if answer.status == 404 {
+        return Ok(None);
+    }
+    if !(200..300).contains(&answer.status) {
+        return Err(client.status_error(&answer, &format!("ref {reference}")));
+    }
+    let commit: Commit = serde_json::from_str(&answer.body)
+        .map_err(|e| client.bad_json(format!("ref {reference}: {e}")))?;
+    if !super::is_commit_sha(&commit.id) {
+        return Err(client.bad_json(format!("ref {reference}: not a commit id")));
+    }
+    Ok(Some(commit.id.to_ascii_lowercase()))
+}
+
+fn base_of(api: &str, project: &str) -> String {
+    format!(
+        "{}/projects/{}",
+        api.trim_end_matches('/'),
+        project_id(project)
+    )
+}
+
+/// The ref asked for, else the default branch, else `main`, else
+/// `master`, resolved to its commit and listed page by page. A page that
+/// fails, or the fetch's time running out, after others succeeded gives a
+/// partial listing, not an error.
 pub fn listing(
     client: &Client,
     api: &str,
     project: &str,
     reference: Option<&str>,
-) -> Result<(Listing, String), RemoteError> {
-    let base = format!(
-        "{}/projects/{}",
-        api.trim_end_matches('/'),
-        project_id(project)
-    );
+) -> Result<Listing, RemoteError> {
+    let base = base_of(api, project);
     let candidates = super::ref_candidates(reference, || {
         client
             .get(&base, "application/json")
@@ -67,23 +98,23 @@ pub fn listing(
             .and_then(|a| serde_json::from_str::<Project>(&a.body).ok())
             .and_then(|p| p.default_branch)
     });
-    let mut last_error = None;
-    for reference in candidates {
+    for reference in &candidates {
+        let Some(sha) = resolve(client, &base, reference)? else {
+            continue;
+        };
         let first = format!(
-            "{base}/repository/tree?recursive=true&ref={reference}&per_page=100&pagination=keyset"
+            "{base}/repository/tree?recursive=true&ref={sha}&per_page=100&pagination=keyset"
         );
         let answer = client.get(&first, "application/json")?;
-        if answer.status == 404 {
-            last_error = Some(client.status_error(&answer, &format!("tree {reference}")));
-            continue;
-        }
         if !(200..300).contains(&answer.status) {
             return Err(client.status_error(&answer, &format!("tree {reference}")));
         }
         let items: Vec<Item> =
             serde_json::from_str(&answer.body).map_err(|e| client.bad_json(e))?;
         let mut listing = Listing {
-            root_name: format!("{project}@{reference}"),
+            root_name: format!("{project}@{sha}"),
+            reference: Some(reference.clone()),
+            commit: Some(sha.clone()),
             notes: vec![SourceNote::NoSizes {
                 source: "GitLab".to_owned(),
             }],
@@ -94,7 +125,6 @@ pub fn listing(
         let mut page = 1;
         while let Some(url) = next {
             page += 1;
-            // A page that fails after others succeeded: a partial listing, not an error.
             let result = client.get(&url, "application/json").and_then(|a| {
                 if (200..300).contains(&a.status) {
                     let items: Vec<Item> =
@@ -117,28 +147,20 @@ pub fn listing(
                 }
             }
         }
-        return Ok((listing, reference));
+        return Ok(listing);
     }
-    Err(last_error.unwrap_or_else(|| client.bad_json("no ref to list")))
+    Err(RemoteError::NotFound {
+        repo: client.repo.clone(),
+        what: format!("ref {}", candidates.join(", ")),
+    })
 }
 
 /// The commit a ref points at, with one request.
-pub fn commit_of(client: &Client, api: &str, project: &str, reference: &str) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Commit {
-        id: String,
-    }
-    let url = format!(
-        "{}/projects/{}/repository/commits/{reference}",
-        api.trim_end_matches('/'),
-        project_id(project)
-    );
-    let answer = client.get(&url, "application/json").ok()?;
-    (answer.status == 200)
-        .then(|| {
-            serde_json::from_str::<Commit>(&answer.body)
-                .ok()
-                .map(|c| c.id)
-        })
-        .flatten()
+pub fn commit_of(
+    client: &Client,
+    api: &str,
+    project: &str,
+    reference: &str,
+) -> Result<Option<String>, RemoteError> {
+    resolve(client, &base_of(api, project), reference)
 }

@@ -3,7 +3,7 @@
 //! a message.
 
 use std::io::Read;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What can go wrong talking to GitHub or GitLab.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -117,7 +117,10 @@ pub struct Client {
     /// never sent anywhere else, whatever a `Link` header names.
     token_origin: String,
     pub token_var: &'static str,
+    /// The whole fetch's time limit, named in the timeout error.
     timeout: Duration,
+    /// When the whole fetch must be over: every request gets what is left.
+    deadline: Instant,
 }
 
 /// `scheme://host[:port]` of a URL, lowercased; the whole text when it has
@@ -146,7 +149,6 @@ impl Client {
         timeout: Duration,
     ) -> Self {
         let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout))
             .timeout_connect(Some(timeout))
             .http_status_as_error(false)
             .user_agent("agentctx")
@@ -160,12 +162,32 @@ impl Client {
             token_origin: origin_of(api),
             token_var,
             timeout,
+            deadline: Instant::now() + timeout,
         }
     }
 
-    /// GETs `url`; any status comes back as an `Answer`, transport failures as errors.
+    /// The error for a fetch whose time is up.
+    pub fn timeout_error(&self) -> RemoteError {
+        RemoteError::Timeout {
+            repo: self.repo.clone(),
+            secs: self.timeout.as_secs().max(1),
+        }
+    }
+
+    /// GETs `url` within what is left of the fetch's time; any status
+    /// comes back as an `Answer`, transport failures as errors.
     pub fn get(&self, url: &str, accept: &str) -> Result<Answer, RemoteError> {
-        let mut request = self.agent.get(url).header("Accept", accept);
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(self.timeout_error());
+        }
+        let mut request = self
+            .agent
+            .get(url)
+            .config()
+            .timeout_global(Some(left))
+            .build()
+            .header("Accept", accept);
         if let Some((name, value)) = &self.token_header
             && origin_of(url) == self.token_origin
         {
@@ -204,10 +226,7 @@ impl Client {
 
     fn transport(&self, url: &str, error: &ureq::Error) -> RemoteError {
         match error {
-            ureq::Error::Timeout(_) => RemoteError::Timeout {
-                repo: self.repo.clone(),
-                secs: self.timeout.as_secs().max(1),
-            },
+            ureq::Error::Timeout(_) => self.timeout_error(),
             ureq::Error::Io(io) => self.transport_io(url, io),
             other => RemoteError::Connection {
                 repo: self.repo.clone(),
@@ -222,10 +241,7 @@ impl Client {
             error.kind(),
             std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
         ) {
-            return RemoteError::Timeout {
-                repo: self.repo.clone(),
-                secs: self.timeout.as_secs().max(1),
-            };
+            return self.timeout_error();
         }
         RemoteError::Connection {
             repo: self.repo.clone(),
@@ -289,6 +305,18 @@ fn reset_time(answer: &Answer) -> Option<String> {
 fn host_of(url: &str) -> String {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     rest.split('/').next().unwrap_or(rest).to_owned()
+}
+
+/// `text` percent-encoded for a URL path segment or query value: every
+/// byte but RFC 3986's unreserved ones (`feature/x` → `feature%2Fx`,
+/// `x&y#1` → `x%26y%231`).
+pub fn encode(text: &str) -> String {
+    const RESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    percent_encoding::utf8_percent_encode(text, RESERVED).to_string()
 }
 
 /// The `rel="next"` URL of a `Link` header.

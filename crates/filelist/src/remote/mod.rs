@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 
 pub use http::RemoteError;
 
-use crate::listing::Listing;
+use crate::listing::{Listing, SourceNote};
 
 /// The hosting platform.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,10 +79,11 @@ impl RemoteRepo {
 pub struct RemoteOptions {
     /// `GITHUB_TOKEN`/`GH_TOKEN` or `GITLAB_TOKEN`.
     pub token: Option<String>,
-    /// Connect and total timeout per request.
+    /// The whole fetch's time limit, across every request.
     pub timeout: Duration,
-    /// Stop completing a truncated GitHub tree after this many files.
-    pub max_files: usize,
+    /// A truncated GitHub tree is completed down to this depth (the
+    /// deepest level the listing shows; `usize::MAX`: as far as time allows).
+    pub max_depth: usize,
     /// The cache folder; `None` disables the cache.
     pub cache_dir: Option<PathBuf>,
     /// Lifetime of a cache entry before its commit is checked again.
@@ -91,15 +92,26 @@ pub struct RemoteOptions {
     pub refresh: bool,
 }
 
-#[derive(Serialize, Deserialize)]
+/// A cached listing: only complete ones are written.
+#[derive(Clone, Serialize, Deserialize)]
 struct CacheEntry {
     platform: Platform,
     api: String,
     repo: String,
-    reference: String,
-    commit: Option<String>,
-    fetched_at: u64,
+    /// When the listing's commit was last found current.
+    checked_at: u64,
+    /// The listing, with its ref, commit and fetch time.
     listing: Listing,
+}
+
+impl CacheEntry {
+    /// Whether the entry can stand for a listing down to `max_depth`.
+    fn covers(&self, max_depth: usize) -> bool {
+        self.listing.notes.iter().all(|note| match note {
+            SourceNote::CompleteTo { depth } => *depth >= max_depth,
+            _ => true,
+        })
+    }
 }
 
 /// The refs to try: the one asked for; else the default branch (when the
@@ -184,63 +196,120 @@ fn write_cache(path: &Path, entry: &CacheEntry) {
     }
 }
 
+/// How deep a truncated GitHub tree is completed for `options`: the depth
+/// given; else the default depth without a budget, one level more with
+/// one (a budget rarely shows deeper; what the truncated answer held
+/// below is kept).
+pub fn completion_depth(options: &crate::FileListOptions) -> usize {
+    match (options.max_depth, options.token_budget) {
+        (Some(depth), _) => depth,
+        (None, None) => crate::DEFAULT_MAX_DEPTH,
+        (None, Some(_)) => crate::DEFAULT_MAX_DEPTH + 1,
+    }
+}
+
 fn is_commit_sha(reference: &str) -> bool {
     reference.len() == 40 && reference.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// A listing worth caching: nothing cut by a failure or the time limit.
+fn is_complete(listing: &Listing) -> bool {
+    !listing
+        .notes
+        .iter()
+        .any(|n| matches!(n, SourceNote::Truncated { .. } | SourceNote::Timeout { .. }))
+}
+
+/// Errors after which a cached listing is better than none: the API is
+/// unreachable, slow, limited or broken. Not found and not allowed are
+/// answers about the repository itself.
+fn serve_stale_after(error: &RemoteError) -> bool {
+    !matches!(
+        error,
+        RemoteError::NotFound { .. } | RemoteError::Auth { .. } | RemoteError::Saved { .. }
+    )
+}
+
+fn stale(mut listing: Listing, error: &RemoteError) -> Listing {
+    listing.stale = Some(error.to_string());
+    listing
+}
+
 /// Fetches a repository's tree, through the cache: within `cache_ttl` a
-/// cached listing is used without any request; past it, one request for the
-/// ref's commit tells whether the listing still holds (a commit SHA as ref
-/// never changes). A corrupt cache file is ignored and replaced.
+/// cached listing is used without any request; past it, one request for
+/// the ref's commit tells whether it still holds (a commit SHA as ref
+/// never changes). The ref is resolved to its commit before the tree is
+/// read, and the listing names both and its fetch time. One deadline
+/// (`timeout`) covers every request. When the API fails, a cached listing
+/// of any age is served, marked stale; error answers and partial listings
+/// are never cached. A corrupt cache file is ignored and replaced.
 pub fn fetch(repo: &RemoteRepo, options: &RemoteOptions) -> Result<Listing, RemoteError> {
     let client = client(repo, options);
     let path = options.cache_dir.as_ref().map(|dir| cache_path(dir, repo));
-    if let (Some(path), false) = (&path, options.refresh)
-        && let Some(mut cached) = read_cache(path, repo)
-    {
-        let fresh = now_secs().saturating_sub(cached.fetched_at) < options.cache_ttl.as_secs()
-            || is_commit_sha(&cached.reference);
-        if fresh {
-            return Ok(cached.listing);
+    let cached = path
+        .as_deref()
+        .and_then(|p| read_cache(p, repo))
+        .filter(|c| c.covers(options.max_depth));
+    if let (Some(path), Some(mut entry), false) = (&path, cached.clone(), options.refresh) {
+        let pinned = repo.reference.as_deref().is_some_and(is_commit_sha);
+        if pinned || now_secs().saturating_sub(entry.checked_at) < options.cache_ttl.as_secs() {
+            return Ok(entry.listing);
         }
-        let current = commit_of(&client, repo, &cached.reference);
-        if current.is_some() && current == cached.commit {
-            cached.fetched_at = now_secs();
-            write_cache(path, &cached);
-            return Ok(cached.listing);
+        let reference = entry.listing.reference.clone().unwrap_or_default();
+        match commit_of(&client, repo, &reference) {
+            Ok(Some(sha)) if entry.listing.commit.as_deref() == Some(sha.as_str()) => {
+                entry.checked_at = now_secs();
+                write_cache(path, &entry);
+                return Ok(entry.listing);
+            }
+            Ok(_) => {}
+            Err(error) if serve_stale_after(&error) => return Ok(stale(entry.listing, &error)),
+            Err(error) => return Err(error),
         }
     }
-    let (listing, reference) = match repo.platform {
+    let fetched = match repo.platform {
         Platform::GitHub => github::listing(
             &client,
             &repo.api,
             &repo.repo,
             repo.reference.as_deref(),
-            options.max_files,
-        )?,
+            options.max_depth,
+        ),
         Platform::GitLab => {
-            gitlab::listing(&client, &repo.api, &repo.repo, repo.reference.as_deref())?
+            gitlab::listing(&client, &repo.api, &repo.repo, repo.reference.as_deref())
         }
     };
-    if let Some(path) = &path {
-        let commit = commit_of(&client, repo, &reference);
-        write_cache(
-            path,
-            &CacheEntry {
-                platform: repo.platform,
-                api: repo.api.clone(),
-                repo: repo.repo.clone(),
-                reference,
-                commit,
-                fetched_at: now_secs(),
-                listing: listing.clone(),
-            },
-        );
+    match fetched {
+        Ok(mut listing) => {
+            listing.fetched_at = i64::try_from(now_secs()).ok();
+            if let Some(path) = &path
+                && is_complete(&listing)
+            {
+                write_cache(
+                    path,
+                    &CacheEntry {
+                        platform: repo.platform,
+                        api: repo.api.clone(),
+                        repo: repo.repo.clone(),
+                        checked_at: now_secs(),
+                        listing: listing.clone(),
+                    },
+                );
+            }
+            Ok(listing)
+        }
+        Err(error) => match cached {
+            Some(entry) if serve_stale_after(&error) => Ok(stale(entry.listing, &error)),
+            _ => Err(error),
+        },
     }
-    Ok(listing)
 }
 
-fn commit_of(client: &http::Client, repo: &RemoteRepo, reference: &str) -> Option<String> {
+fn commit_of(
+    client: &http::Client,
+    repo: &RemoteRepo,
+    reference: &str,
+) -> Result<Option<String>, RemoteError> {
     match repo.platform {
         Platform::GitHub => github::commit_of(client, &repo.api, &repo.repo, reference),
         Platform::GitLab => gitlab::commit_of(client, &repo.api, &repo.repo, reference),
@@ -248,7 +317,9 @@ fn commit_of(client: &http::Client, repo: &RemoteRepo, reference: &str) -> Optio
 }
 
 /// A listing from saved API responses (`--from-json`): a GitHub tree
-/// response, or GitLab pages (one array or several concatenated).
+/// response (named `owner/repo@sha` from its own `url` and `sha`, else
+/// `root_name`), or GitLab pages (one array or several concatenated;
+/// named `root_name`).
 pub fn from_json(
     platform: Platform,
     text: &str,
@@ -266,17 +337,20 @@ pub fn from_json(
     };
     match platform {
         Platform::GitHub => {
-            let (entries, truncated) = github::parse(text).map_err(saved)?;
+            let (entries, truncated, name) = github::parse(text).map_err(saved)?;
             listing.entries = entries;
+            if let Some(name) = name {
+                listing.root_name = name;
+            }
             if truncated {
-                listing.notes.push(crate::listing::SourceNote::Truncated {
+                listing.notes.push(SourceNote::Truncated {
                     by: "GitHub".to_owned(),
                 });
             }
         }
         Platform::GitLab => {
             listing.entries = gitlab::parse(text).map_err(saved)?;
-            listing.notes.push(crate::listing::SourceNote::NoSizes {
+            listing.notes.push(SourceNote::NoSizes {
                 source: "GitLab".to_owned(),
             });
         }
