@@ -337,6 +337,19 @@ pub struct ContextArgs {
     /// Leave `generated=` out of the file list (byte-stable output).
     #[arg(long)]
     pub no_timestamp: bool,
+    /// Compose for a GitHub repository that is not cloned: its file list
+    /// and its root AGENTS.md (local rules and AGENTS.md left out).
+    #[arg(long, value_name = "OWNER/REPO[@REF]", conflicts_with = "gitlab")]
+    pub github: Option<String>,
+    /// The same for GitLab.
+    #[arg(long, value_name = "GROUP/PROJECT[@REF]")]
+    pub gitlab: Option<String>,
+    /// API base for --github/--gitlab (GitHub Enterprise, self-hosted GitLab).
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
+    /// Ignore a cached remote listing.
+    #[arg(long)]
+    pub refresh: bool,
 }
 
 /// A coding agent agentctx plugs into.

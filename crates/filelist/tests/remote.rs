@@ -5,11 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
-use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentctx_filelist::remote::{fetch, from_json};
@@ -17,22 +14,9 @@ use agentctx_filelist::{
     FileListOptions, Platform, RemoteError, RemoteOptions, RemoteRepo, render_remote,
 };
 
-#[derive(Clone)]
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-    delay: Duration,
-}
-
-fn ok(body: String) -> Reply {
-    Reply {
-        status: 200,
-        headers: Vec::new(),
-        body,
-        delay: Duration::ZERO,
-    }
-}
+#[path = "support/server.rs"]
+mod server;
+use server::{Reply, Server, ok};
 
 fn fixture(path: &str) -> String {
     std::fs::read_to_string(
@@ -41,81 +25,6 @@ fn fixture(path: &str) -> String {
             .join(path),
     )
     .unwrap()
-}
-
-/// A small HTTP/1.1 server: one reply per request target (path and query),
-/// every request recorded. 404 for anything else.
-struct Server {
-    base: String,
-    hits: Arc<Mutex<Vec<String>>>,
-    routes: Arc<Mutex<BTreeMap<String, Reply>>>,
-}
-
-impl Server {
-    fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let hits = Arc::new(Mutex::new(Vec::new()));
-        let routes: Arc<Mutex<BTreeMap<String, Reply>>> = Arc::new(Mutex::new(BTreeMap::new()));
-        let (h, r) = (Arc::clone(&hits), Arc::clone(&routes));
-        std::thread::spawn(move || {
-            for stream in listener.incoming().take(500) {
-                let Ok(mut stream) = stream else { continue };
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut request_line = String::new();
-                if reader.read_line(&mut request_line).is_err() {
-                    continue;
-                }
-                let mut authorization = String::new();
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).is_err() || line == "\r\n" || line.is_empty() {
-                        break;
-                    }
-                    if line.to_ascii_lowercase().starts_with("authorization:")
-                        || line.to_ascii_lowercase().starts_with("private-token:")
-                    {
-                        authorization = line.trim().to_owned();
-                    }
-                }
-                let target = request_line
-                    .split_whitespace()
-                    .nth(1)
-                    .unwrap_or("")
-                    .to_owned();
-                h.lock()
-                    .unwrap()
-                    .push(format!("{target} {authorization}").trim().to_owned());
-                let reply = r.lock().unwrap().get(&target).cloned().unwrap_or(Reply {
-                    status: 404,
-                    headers: vec![],
-                    body: "{\"message\":\"Not Found\"}".into(),
-                    delay: Duration::ZERO,
-                });
-                std::thread::sleep(reply.delay);
-                let mut head = format!(
-                    "HTTP/1.1 {} X\r\nContent-Length: {}\r\nConnection: close\r\nContent-Type: application/json\r\n",
-                    reply.status,
-                    reply.body.len()
-                );
-                for (k, v) in &reply.headers {
-                    head.push_str(&format!("{k}: {v}\r\n"));
-                }
-                head.push_str("\r\n");
-                let _ = stream.write_all(head.as_bytes());
-                let _ = stream.write_all(reply.body.as_bytes());
-            }
-        });
-        Self { base, hits, routes }
-    }
-
-    fn route(&self, target: &str, reply: Reply) {
-        self.routes.lock().unwrap().insert(target.to_owned(), reply);
-    }
-
-    fn hits(&self) -> Vec<String> {
-        self.hits.lock().unwrap().clone()
-    }
 }
 
 const SHA: &str = "c0ffee0000000000000000000000000000000001";

@@ -37,6 +37,7 @@
 
 mod agents_md;
 mod compose;
+mod compose_remote;
 mod guard;
 mod handle;
 mod host;
@@ -47,6 +48,7 @@ mod tools;
 
 pub use agents_md::{BuiltinLoader, builtin_loader, claude_user_settings};
 pub use compose::{ComposeParts, Composed, Part, PartKind, compose, join};
+pub use compose_remote::compose_remote;
 pub use guard::{Guard, Verdict};
 pub use handle::{HookOutcome, detect_agent, handle};
 pub use host::{Host, RulesError};

@@ -13,7 +13,19 @@ pub fn run(inv: &Invocation, args: &ContextArgs, out: &mut dyn Write) -> anyhow:
         env: &inv.env,
         process_cwd: Some(&inv.cwd),
     };
-    let mut composed = compose(&host, &inv.cwd, ComposeParts::ALL);
+    let remote = match (&args.github, &args.gitlab) {
+        (Some(spec), _) => Some((agentctx_filelist::Platform::GitHub, spec)),
+        (_, Some(spec)) => Some((agentctx_filelist::Platform::GitLab, spec)),
+        _ => None,
+    };
+    let mut composed = match remote {
+        Some((platform, spec)) => {
+            let repo =
+                agentctx_filelist::RemoteRepo::parse(platform, spec, args.api_url.as_deref());
+            agentctx_hooks::compose_remote(&host, &repo, args.refresh)
+        }
+        None => compose(&host, &inv.cwd, ComposeParts::ALL),
+    };
     for warning in &composed.warnings {
         tracing::warn!("{warning}");
     }

@@ -316,6 +316,52 @@ fn commit_of(
     }
 }
 
+/// Largest file [`fetch_file`] returns (an AGENTS.md is far smaller).
+pub const MAX_FILE_BYTES: usize = 256 * 1024;
+
+/// The text of one file of the repository at `commit` (`AGENTS.md` for
+/// `agentctx context --github`): `None` when there is no such file or it is
+/// larger than [`MAX_FILE_BYTES`]. Not cached: one small request.
+pub fn fetch_file(
+    repo: &RemoteRepo,
+    commit: &str,
+    path: &str,
+    options: &RemoteOptions,
+) -> Result<Option<String>, RemoteError> {
+    let client = client(repo, options);
+    let encoded_path: Vec<String> = path.split('/').map(http::encode).collect();
+    let (url, accept) = match repo.platform {
+        Platform::GitHub => (
+            format!(
+                "{}/repos/{}/contents/{}?ref={}",
+                repo.api,
+                repo.repo,
+                encoded_path.join("/"),
+                http::encode(commit)
+            ),
+            "application/vnd.github.raw+json",
+        ),
+        Platform::GitLab => (
+            format!(
+                "{}/projects/{}/repository/files/{}/raw?ref={}",
+                repo.api,
+                gitlab::project_id(&repo.repo),
+                http::encode(path),
+                http::encode(commit)
+            ),
+            "text/plain",
+        ),
+    };
+    let answer = client.get(&url, accept)?;
+    if answer.status == 404 {
+        return Ok(None);
+    }
+    if !(200..300).contains(&answer.status) {
+        return Err(client.status_error(&answer, path));
+    }
+    Ok((answer.body.len() <= MAX_FILE_BYTES).then_some(answer.body))
+}
+
 /// A listing from saved API responses (`--from-json`): a GitHub tree
 /// response (named `owner/repo@sha` from its own `url` and `sha`, else
 /// `root_name`), or GitLab pages (one array or several concatenated;

@@ -1,0 +1,95 @@
+//! The initial context for a repository that is not cloned
+//! (`agentctx context --github OWNER/REPO[@REF]`): a task on an issue or
+//! pull request of a remote repository.
+//!
+//! The file list comes from the hosting API (cached, one deadline, the
+//! commit named in its header); AGENTS.md is the remote's own, at the root
+//! of that commit, when it has one. The local project's rules and AGENTS.md
+//! chain are left out: they belong to another project. The remote's rule
+//! files are not applied either: rules guard the tools of a local session,
+//! and a repository someone else controls does not get to extend this
+//! session's system prompt.
+
+use std::time::Duration;
+
+use agentctx_filelist::{FileListOptions, Platform, RemoteOptions, RemoteRepo, remote};
+use agentctx_types::{FileListOverrides, FileListPosition};
+
+use crate::Host;
+use crate::compose::{Composed, Part, PartKind};
+
+/// Composes the context of `repo` (file list and the remote's root
+/// AGENTS.md). What fails is left out with a warning, never the whole.
+pub fn compose_remote(host: &Host<'_>, repo: &RemoteRepo, refresh: bool) -> Composed {
+    let mut composed = Composed::default();
+    let config = &host.config.file_list_context;
+    let options = FileListOptions::layered(config, &FileListOverrides::default());
+    let token_vars: &[&str] = match repo.platform {
+        Platform::GitHub => &["GITHUB_TOKEN", "GH_TOKEN"],
+        Platform::GitLab => &["GITLAB_TOKEN"],
+    };
+    let remote_options = RemoteOptions {
+        token: token_vars
+            .iter()
+            .find_map(|v| host.env.get(v))
+            .map(str::to_owned),
+        timeout: Duration::from_secs(config.timeout_secs.get()),
+        max_depth: remote::completion_depth(&options),
+        cache_dir: (config.cache_ttl_secs > 0)
+            .then(|| host.env.xdg_dir("XDG_CACHE_HOME", ".cache"))
+            .flatten()
+            .map(|d| d.join("agentctx/filelist")),
+        cache_ttl: Duration::from_secs(config.cache_ttl_secs),
+        refresh,
+    };
+    let listing = match remote::fetch(repo, &remote_options) {
+        Ok(listing) => listing,
+        Err(error) => {
+            composed
+                .warnings
+                .push(format!("file list left out: {error}"));
+            return composed;
+        }
+    };
+    let has_agents_md = listing
+        .entries
+        .iter()
+        .any(|e| !e.is_dir && e.path == "AGENTS.md");
+    if let (true, Some(commit)) = (has_agents_md, &listing.commit) {
+        match remote::fetch_file(repo, commit, "AGENTS.md", &remote_options) {
+            Ok(Some(text)) => composed.system.push(Part {
+                kind: PartKind::Agents,
+                text: format!(
+                    "<agents_context scope=\"initial\">\nInstructions from: {}@{commit}:AGENTS.md\n{}\n</agents_context>\n",
+                    repo.repo,
+                    text.trim_end()
+                ),
+            }),
+            Ok(None) => composed
+                .warnings
+                .push("AGENTS.md left out: missing or larger than 256 KiB".to_owned()),
+            Err(error) => composed
+                .warnings
+                .push(format!("AGENTS.md left out: {error}")),
+        }
+    }
+    if !config.enabled {
+        return composed;
+    }
+    match agentctx_filelist::render_remote(&listing, &options) {
+        Ok(list) => {
+            let part = Part {
+                kind: PartKind::Files,
+                text: list.text,
+            };
+            match config.position {
+                FileListPosition::SystemPrompt => composed.system.push(part),
+                FileListPosition::UserMessage => composed.user_prefix.push(part),
+            }
+        }
+        Err(error) => composed
+            .warnings
+            .push(format!("file list left out: {error}")),
+    }
+    composed
+}
