@@ -252,7 +252,7 @@ fn dir_label(tree: &Tree, selection: &Selection, id: usize) -> (String, usize) {
     let mut label = format!("{}/", display(&tree.nodes[last].name));
     // A directory folds into its only shown child when it hides nothing of
     // its own (its only child: the chain's links are shown with the head).
-    while let [Unit::Node(child)] = selection.units[last][..] {
+    while let [Unit::Node(child)] = *selection.units_of(last) {
         if !tree.nodes[child].is_dir
             || tree.nodes[child].submodule
             || hidden_counts(tree, selection, last).is_some()
@@ -281,7 +281,7 @@ fn tree_lines(
             out.push_str("  ");
         }
     };
-    for unit in &selection.units[dir] {
+    for unit in selection.units_of(dir) {
         pad(out, indent);
         match unit {
             Unit::Group { label, .. } => {
@@ -294,7 +294,7 @@ fn tree_lines(
                 let (label, last) = dir_label(tree, selection, *id);
                 match hidden_counts(tree, selection, last) {
                     // Nothing of it shown: its counts on its own line.
-                    Some(counts) if selection.units[last].is_empty() => {
+                    Some(counts) if selection.units_of(last).is_empty() => {
                         let _ = writeln!(out, "{label} {counts}");
                     }
                     counts => {
@@ -324,7 +324,7 @@ fn flat_lines(tree: &Tree, selection: &Selection, options: &RenderOptions, out: 
             p if p.is_empty() => String::new(),
             p => format!("{p}/"),
         };
-        for unit in &selection.units[dir] {
+        for unit in selection.units_of(dir) {
             match unit {
                 Unit::Group { label, .. } => lines.push(format!("{prefix}{label}")),
                 Unit::Node(id) if tree.nodes[*id].is_dir => {
@@ -335,7 +335,7 @@ fn flat_lines(tree: &Tree, selection: &Selection, options: &RenderOptions, out: 
                     };
                     let name = display(&tree.nodes[*id].name);
                     match hidden_counts(tree, selection, *id) {
-                        Some(counts) if selection.units[*id].is_empty() => {
+                        Some(counts) if selection.units_of(*id).is_empty() => {
                             lines.push(format!("{prefix}{name}/ {counts}"));
                         }
                         counts => {

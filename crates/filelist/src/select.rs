@@ -15,7 +15,7 @@
 //! one level: its links are shown with their head and cost nothing.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 use crate::classify::Class;
 use crate::group::{Unit, units};
@@ -51,11 +51,11 @@ pub struct Order {
 pub struct Selection {
     /// Per node: shown or not.
     pub shown: Vec<bool>,
-    /// Per directory: its units that are shown, in display order.
-    pub units: Vec<Vec<Unit>>,
-    /// Per node: files and directories below it that are shown.
-    pub files_shown_below: Vec<usize>,
-    pub dirs_shown_below: Vec<usize>,
+    /// Per shown directory: its units that are shown, in display order.
+    units: HashMap<usize, Vec<Unit>>,
+    /// Per shown directory: files and directories below it that are shown.
+    files_shown_below: HashMap<usize, usize>,
+    dirs_shown_below: HashMap<usize, usize>,
     /// A shown directory hides children because of the depth limit.
     pub cut_by_depth: bool,
     /// A shown directory hides children because of the entry limit.
@@ -64,11 +64,17 @@ pub struct Selection {
 
 impl Selection {
     pub fn files_shown(&self) -> usize {
-        self.files_shown_below[ROOT]
+        self.files_shown_below.get(&ROOT).copied().unwrap_or(0)
     }
 
     pub fn dirs_shown(&self) -> usize {
-        self.dirs_shown_below[ROOT]
+        self.dirs_shown_below.get(&ROOT).copied().unwrap_or(0)
+    }
+
+    /// A directory's shown units, in display order (none when it shows
+    /// nothing).
+    pub fn units_of(&self, dir: usize) -> &[Unit] {
+        self.units.get(&dir).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -196,12 +202,13 @@ impl Order {
 
     /// The first `max_entries` entries of the ranking (and the links of
     /// their chains). A directory that would then hide a single file shows
-    /// it instead: `... (1 file)` costs what the name costs.
+    /// it instead: `... (1 file)` costs what the name costs. Costs the
+    /// entries taken, not the tree: a budget search calls it many times.
     pub fn select(&self, tree: &Tree, max_entries: usize) -> Selection {
-        let n = tree.nodes.len();
-        let mut shown = vec![false; n];
+        let mut shown = vec![false; tree.nodes.len()];
         shown[ROOT] = true;
-        let mut chosen: Vec<Vec<(usize, Unit)>> = vec![Vec::new(); n];
+        let mut chosen: HashMap<usize, Vec<(usize, Unit)>> = HashMap::new();
+        let mut shown_nodes = vec![ROOT];
         let mut taken = 0;
         for pick in &self.picks {
             if pick.counted {
@@ -210,14 +217,19 @@ impl Order {
                 }
                 taken += 1;
             }
-            mark(&pick.unit, &mut shown);
-            chosen[pick.dir].push((pick.pos, pick.unit.clone()));
+            mark(&pick.unit, &mut shown, &mut shown_nodes);
+            chosen
+                .entry(pick.dir)
+                .or_default()
+                .push((pick.pos, pick.unit.clone()));
         }
+        let shown_dirs: Vec<usize> = shown_nodes
+            .iter()
+            .copied()
+            .filter(|&id| tree.nodes[id].is_dir && !tree.nodes[id].submodule)
+            .collect();
         // Shown directories hiding exactly one file show it.
-        for dir in 0..n {
-            if !shown[dir] || !tree.nodes[dir].is_dir || tree.nodes[dir].submodule {
-                continue;
-            }
+        for &dir in &shown_dirs {
             let mut hidden = tree.nodes[dir].children.iter().filter(|&&c| !shown[c]);
             if let (Some(&only), None) = (hidden.next(), hidden.next())
                 && !tree.nodes[only].is_dir
@@ -232,15 +244,13 @@ impl Order {
                 };
                 if let Some(pos) = dir_units.iter().position(|u| *u == Unit::Node(only)) {
                     shown[only] = true;
-                    chosen[dir].push((pos, Unit::Node(only)));
+                    shown_nodes.push(only);
+                    chosen.entry(dir).or_default().push((pos, Unit::Node(only)));
                 }
             }
         }
         let (mut cut_by_depth, mut cut_by_entries) = (false, false);
-        for dir in 0..n {
-            if !shown[dir] || !tree.nodes[dir].is_dir || tree.nodes[dir].submodule {
-                continue;
-            }
+        for &dir in &shown_dirs {
             if tree.nodes[dir].children.iter().any(|&c| !shown[c]) {
                 if self.capped[dir] {
                     cut_by_depth = true;
@@ -251,12 +261,12 @@ impl Order {
         }
         let units = chosen
             .into_iter()
-            .map(|mut units| {
+            .map(|(dir, mut units)| {
                 units.sort_unstable_by_key(|(pos, _)| *pos);
-                units.into_iter().map(|(_, u)| u).collect()
+                (dir, units.into_iter().map(|(_, u)| u).collect())
             })
             .collect();
-        let (files_shown_below, dirs_shown_below) = count_shown(tree, &shown);
+        let (files_shown_below, dirs_shown_below) = count_shown(tree, &mut shown_nodes);
         Selection {
             shown,
             units,
@@ -268,29 +278,45 @@ impl Order {
     }
 }
 
-fn mark(unit: &Unit, shown: &mut [bool]) {
+fn mark(unit: &Unit, shown: &mut [bool], shown_nodes: &mut Vec<usize>) {
     match unit {
-        Unit::Node(id) => shown[*id] = true,
-        Unit::Group { members, .. } => members.iter().for_each(|m| shown[*m] = true),
+        Unit::Node(id) => {
+            shown[*id] = true;
+            shown_nodes.push(*id);
+        }
+        Unit::Group { members, .. } => {
+            for &m in members {
+                shown[m] = true;
+                shown_nodes.push(m);
+            }
+        }
     }
 }
 
-fn count_shown(tree: &Tree, shown: &[bool]) -> (Vec<usize>, Vec<usize>) {
-    let n = tree.nodes.len();
-    let mut files = vec![0; n];
-    let mut dirs = vec![0; n];
-    // Children always have larger ids than their parents (built top-down).
-    for id in (1..n).rev() {
-        if !shown[id] {
+/// Files and directories shown below each shown node.
+fn count_shown(
+    tree: &Tree,
+    shown_nodes: &mut [usize],
+) -> (HashMap<usize, usize>, HashMap<usize, usize>) {
+    let mut files: HashMap<usize, usize> = HashMap::new();
+    let mut dirs: HashMap<usize, usize> = HashMap::new();
+    // Children have larger ids than their parents (built top-down): from
+    // the largest id down, a node's counts are final before its parent's.
+    shown_nodes.sort_unstable_by(|a, b| b.cmp(a));
+    for &id in shown_nodes.iter() {
+        if id == ROOT {
             continue;
         }
         let node = &tree.nodes[id];
-        let parent = node.parent;
         if node.is_dir {
-            dirs[parent] += 1 + dirs[id];
-            files[parent] += files[id];
+            let (f, d) = (
+                files.get(&id).copied().unwrap_or(0),
+                dirs.get(&id).copied().unwrap_or(0),
+            );
+            *dirs.entry(node.parent).or_default() += 1 + d;
+            *files.entry(node.parent).or_default() += f;
         } else {
-            files[parent] += 1;
+            *files.entry(node.parent).or_default() += 1;
         }
     }
     (files, dirs)

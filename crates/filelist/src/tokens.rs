@@ -100,11 +100,16 @@ pub fn fit(
     }
     // Everything the limits allow (`max_files` set by hand is a ceiling).
     let most = order.len().min(options.max_files);
-    let o = with(listing_format, most, None);
-    let whole = render(listing, tree, classes, order, &o);
-    if fits.check(&whole.text)? {
-        return Ok((whole, o));
+    // Every entry is a line of at least one token: more entries than the
+    // budget has tokens cannot fit, so the whole listing is not rendered.
+    if most <= budget {
+        let o = with(listing_format, most, None);
+        let whole = render(listing, tree, classes, order, &o);
+        if fits.check(&whole.text)? {
+            return Ok((whole, o));
+        }
     }
+    let most = most.min(budget.max(1));
     let at = |n: usize| {
         let o = with(listing_format, n, Some(budget));
         (render(listing, tree, classes, order, &o), o)
