@@ -66,7 +66,7 @@ for repo in "$dir"/*/; do
     -n "fd --type f" "$fd --type f" \
     -n "tree -a --gitignore" "tree -a --gitignore -I .git" \
     -n "repomix --no-files" "repomix --no-files --quiet -o $work/repomix.txt" \
-    -n "code2prompt --no-clipboard" "code2prompt . --no-clipboard --output-file $work/c2p.txt" \
+    -n "code2prompt -O file" "code2prompt . --output-file $work/c2p.txt" \
     > /dev/null 2>&1 || echo "  ($name: a command failed; see hyperfine)"
   python3 - "$work/$name.json" "$name" <<'PY'
 import json, sys

@@ -27,6 +27,7 @@ mod compact;
 mod error;
 mod filters;
 mod group;
+mod line_counts;
 mod listing;
 mod name;
 pub mod remote;
@@ -38,7 +39,7 @@ mod tracked;
 mod tree;
 mod walk;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use agentctx_types::FileListFormat;
@@ -88,6 +89,10 @@ pub struct FileListOptions {
     pub count_tokens: bool,
     /// Which tokenizer.
     pub tokenizer: Tokenizer,
+    /// A folder where each project's line token counts are kept between
+    /// runs (`$XDG_CACHE_HOME/agentctx/filelist-tokens`), so an unchanged
+    /// tree is fitted without loading the tokenizer; `None`: not kept.
+    pub token_cache: Option<PathBuf>,
 }
 
 impl Default for FileListOptions {
@@ -109,6 +114,7 @@ impl Default for FileListOptions {
             token_budget: None,
             count_tokens: false,
             tokenizer: Tokenizer::O200k,
+            token_cache: None,
         }
     }
 }
@@ -184,7 +190,7 @@ pub fn list_local(root: &Path, options: &FileListOptions) -> Result<FileList, Fi
     let mut listing = walk::walk(root, &filters, &walk_options)?;
     #[cfg(feature = "git-index")]
     tracked::add_tracked(root, &filters, &mut listing, &walk_options);
-    render_listing(&listing, &filters, options)
+    render_keyed(&listing, &filters, options, &root.to_string_lossy())
 }
 
 /// Renders a remote listing (a hosting API or saved JSON) with the same
@@ -194,7 +200,7 @@ pub fn render_remote(
     options: &FileListOptions,
 ) -> Result<FileList, FileListError> {
     let filters = Filters::new(options.default_excludes, &options.exclude, &options.include)?;
-    render_listing(listing, &filters, options)
+    render_keyed(listing, &filters, options, &listing.root_name)
 }
 
 /// Entries and depth without a token budget and without a limit of one's own.
@@ -208,6 +214,27 @@ pub fn render_listing(
     filters: &Filters,
     options: &FileListOptions,
 ) -> Result<FileList, FileListError> {
+    render_keyed(listing, filters, options, &listing.root_name)
+}
+
+/// [`render_listing`], with the line token counts kept under `key` (the
+/// root's path, or a remote's `owner/repo@sha`).
+fn render_keyed(
+    listing: &Listing,
+    filters: &Filters,
+    options: &FileListOptions,
+    key: &str,
+) -> Result<FileList, FileListError> {
+    let counts = line_counts::LineCounts::load(
+        options.tokenizer,
+        options.token_cache.as_ref().map(|dir| {
+            dir.join(format!(
+                "{:016x}-{}.bin",
+                line_counts::key_hash(key),
+                options.tokenizer.name()
+            ))
+        }),
+    );
     let tree = tree::Tree::build(listing, filters);
     let classes = classify::classify(&tree);
     // With a budget, the budget is the limit; limits given still apply.
@@ -239,7 +266,7 @@ pub fn render_listing(
             &order,
             &render_options,
             budget,
-            options.tokenizer,
+            &counts,
         )?,
         None => {
             let mut r = render::render(listing, &tree, &classes, &order, &render_options);
@@ -260,10 +287,11 @@ pub fn render_listing(
         }
     };
     let tokens = if options.count_tokens {
-        Some(options.tokenizer.count(&rendered.text)?)
+        Some(counts.count(&rendered.text)?)
     } else {
         None
     };
+    counts.save();
     Ok(FileList {
         text: rendered.text,
         root: listing.root_name.clone(),

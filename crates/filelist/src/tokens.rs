@@ -5,6 +5,7 @@ use tiktoken_rs::CoreBPE;
 
 use crate::classify::Class;
 use crate::error::FileListError;
+use crate::line_counts::LineCounts;
 use crate::listing::Listing;
 use crate::render::{RenderOptions, Rendered, render};
 use crate::select::Order;
@@ -44,19 +45,19 @@ impl Tokenizer {
 }
 
 /// Whether a text fits a budget: by its byte length when that decides
-/// (an o200k or cl100k token covers at least one byte), else by counting,
-/// which loads the tokenizer once per process.
-struct Fits {
+/// (an o200k or cl100k token covers at least one byte), else by counting
+/// its lines (kept counts first; the tokenizer only for new lines).
+struct Fits<'c> {
     budget: usize,
-    tokenizer: Tokenizer,
+    counts: &'c LineCounts,
 }
 
-impl Fits {
+impl Fits<'_> {
     fn check(&self, text: &str) -> Result<bool, FileListError> {
         if text.len() <= self.budget {
             return Ok(true);
         }
-        Ok(self.tokenizer.count(text)? <= self.budget)
+        Ok(self.counts.count(text)? <= self.budget)
     }
 }
 
@@ -75,9 +76,9 @@ pub fn fit(
     order: &Order,
     options: &RenderOptions,
     budget: usize,
-    tokenizer: Tokenizer,
+    counts: &LineCounts,
 ) -> Result<(Rendered, RenderOptions), FileListError> {
-    let fits = Fits { budget, tokenizer };
+    let fits = Fits { budget, counts };
     let with = |format: FileListFormat, entries: usize, named: Option<usize>| RenderOptions {
         format,
         max_files: entries,
@@ -122,7 +123,7 @@ pub fn fit(
     let Some(n) = best else {
         // Not even the header and footer fit.
         let (mut r, o) = at(0);
-        let tokens = tokenizer.count(&r.text)?;
+        let tokens = counts.count(&r.text)?;
         r.partial_reasons.push(format!(
             "token budget {budget} cannot be met ({tokens} tokens at the smallest)"
         ));

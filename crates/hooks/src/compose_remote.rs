@@ -23,7 +23,10 @@ use crate::compose::{Composed, Part, PartKind};
 pub fn compose_remote(host: &Host<'_>, repo: &RemoteRepo, refresh: bool) -> Composed {
     let mut composed = Composed::default();
     let config = &host.config.file_list_context;
-    let options = FileListOptions::layered(config, &FileListOverrides::default());
+    let options = FileListOptions {
+        token_cache: crate::compose::token_cache(host),
+        ..FileListOptions::layered(config, &FileListOverrides::default())
+    };
     let token_vars: &[&str] = match repo.platform {
         Platform::GitHub => &["GITHUB_TOKEN", "GH_TOKEN"],
         Platform::GitLab => &["GITLAB_TOKEN"],

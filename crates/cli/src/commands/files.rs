@@ -68,6 +68,10 @@ pub fn options(
     // `--json` reports the count; a budget alone counts only when byte
     // lengths do not decide.
     options.count_tokens = inv.json;
+    options.token_cache = inv
+        .env
+        .xdg_dir("XDG_CACHE_HOME", ".cache")
+        .map(|d| d.join("agentctx/filelist-tokens"));
     options.tokenizer = if args.tokenizer == "cl100k" {
         Tokenizer::Cl100k
     } else {
