@@ -68,9 +68,15 @@ for repo in "$dir"/*/; do
     -n "repomix --no-files" "repomix --no-files --quiet -o $work/repomix.txt" \
     -n "code2prompt -O file" "code2prompt . --output-file $work/c2p.txt" \
     > /dev/null 2>&1 || echo "  ($name: a command failed; see hyperfine)"
-  python3 - "$work/$name.json" "$name" <<'PY'
+  # The first budget run of a tree loads the tokenizer; later ones use the
+  # kept line counts (the runs above).
+  hyperfine -N --warmup 1 --runs 5 --export-json "$work/$name-cold.json" \
+    --prepare "rm -rf $HOME/.cache/agentctx/filelist-tokens" \
+    -n "agentctx files --token-budget 4000 (no counts kept)" "$bin files --no-timestamp --token-budget 4000" \
+    > /dev/null 2>&1
+  python3 - "$work/$name.json" "$name" "$work/$name-cold.json" <<'PY'
 import json, sys
-rows = json.load(open(sys.argv[1]))["results"]
+rows = json.load(open(sys.argv[1]))["results"] + json.load(open(sys.argv[3]))["results"]
 fd = next(r for r in rows if r["command"].startswith("fd"))["median"]
 for r in rows:
     print(f"  {sys.argv[2]:<10} {r['command']:<38} {r['median']*1000:8.1f} ms {r['median']/fd:6.2f}x fd")
