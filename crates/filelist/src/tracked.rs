@@ -77,13 +77,7 @@ pub fn add_tracked(
         };
         item.symlink = mode == gix::index::entry::Mode::SYMLINK;
         if meta.is_file() {
-            item.size = options.sizes.then_some(meta.len());
-            item.mtime = options
-                .mtimes
-                .then(|| meta.modified().ok())
-                .flatten()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .and_then(|d| i64::try_from(d.as_secs()).ok());
+            crate::walk::stamp(&mut item, &meta, options);
         }
         added.push(item);
     }

@@ -196,13 +196,7 @@ impl Context<'_> {
             && (options.sizes || options.mtimes)
             && let Ok(meta) = entry.metadata()
         {
-            item.size = options.sizes.then_some(meta.len());
-            item.mtime = options
-                .mtimes
-                .then(|| meta.modified().ok())
-                .flatten()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .and_then(|d| i64::try_from(d.as_secs()).ok());
+            stamp(&mut item, &meta, options);
         }
         batch.entries.push(item);
     }
@@ -267,4 +261,15 @@ fn error_path(root: &Path, error: &ignore::Error) -> String {
             other => return other.to_string(),
         }
     }
+}
+
+/// A file's size and modification time, as `options` ask.
+pub(crate) fn stamp(item: &mut Entry, meta: &std::fs::Metadata, options: &WalkOptions) {
+    item.size = options.sizes.then_some(meta.len());
+    item.mtime = options
+        .mtimes
+        .then(|| meta.modified().ok())
+        .flatten()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .and_then(|d| i64::try_from(d.as_secs()).ok());
 }

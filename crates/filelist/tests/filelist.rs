@@ -62,6 +62,21 @@ fn list(
     list_local(root, &options).unwrap()
 }
 
+/// Runs git in `dir`; its stdout.
+fn git_in(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git must be installed (.ci/run installs it)");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn text(root: &Path, format: FileListFormat) -> String {
     list(root, format, |_| {}).text
 }
@@ -405,19 +420,7 @@ fn unreadable_directory_does_not_stop_the_walk_and_is_reported() {
 fn counts_equal_git_ls_files_plus_untracked_not_ignored() {
     let root = tempfile::tempdir().unwrap();
     let r = root.path();
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(r)
-            .output()
-            .expect("git must be installed (.ci/run installs it)");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let git = |args: &[&str]| git_in(r, args);
     git(&["init", "-q"]);
     for (path, text) in [
         (".gitignore", "secret.txt\ntmp/\n"),
@@ -460,18 +463,7 @@ fn tracked_files_are_never_hidden_by_the_default_excludes() {
     let root = tempfile::tempdir().unwrap();
     let r = root.path().join("repo");
     fs::create_dir_all(&r).unwrap();
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&r)
-            .output()
-            .expect("git must be installed (.ci/run installs it)");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
+    let git = |args: &[&str]| git_in(&r, args);
     git(&["init", "-q"]);
     for path in [
         ".gitignore",

@@ -136,22 +136,27 @@ pub fn compose(host: &Host<'_>, cwd: &Path, which: ComposeParts) -> Composed {
     let files_config = &host.config.file_list_context;
     if which.files && files_config.enabled {
         match file_list(host, cwd, rules.as_ref()) {
-            Ok(text) => {
-                let part = Part {
-                    kind: PartKind::Files,
-                    text,
-                };
-                match files_config.position {
-                    FileListPosition::SystemPrompt => composed.system.push(part),
-                    FileListPosition::UserMessage => composed.user_prefix.push(part),
-                }
-            }
+            Ok(text) => composed.place_file_list(files_config.position, text),
             Err(error) => composed
                 .warnings
                 .push(format!("file list left out: {error}")),
         }
     }
     composed
+}
+
+impl Composed {
+    /// The file list, in the system prompt or the user message.
+    pub(crate) fn place_file_list(&mut self, position: FileListPosition, text: String) {
+        let part = Part {
+            kind: PartKind::Files,
+            text,
+        };
+        match position {
+            FileListPosition::SystemPrompt => self.system.push(part),
+            FileListPosition::UserMessage => self.user_prefix.push(part),
+        }
+    }
 }
 
 /// Why the file list was left out.

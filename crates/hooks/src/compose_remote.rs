@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use agentctx_filelist::{FileListOptions, Platform, RemoteOptions, RemoteRepo, remote};
-use agentctx_types::{FileListOverrides, FileListPosition};
+use agentctx_types::FileListOverrides;
 
 use crate::Host;
 use crate::compose::{Composed, Part, PartKind};
@@ -80,16 +80,7 @@ pub fn compose_remote(host: &Host<'_>, repo: &RemoteRepo, refresh: bool) -> Comp
         return composed;
     }
     match agentctx_filelist::render_remote(&listing, &options) {
-        Ok(list) => {
-            let part = Part {
-                kind: PartKind::Files,
-                text: list.text,
-            };
-            match config.position {
-                FileListPosition::SystemPrompt => composed.system.push(part),
-                FileListPosition::UserMessage => composed.user_prefix.push(part),
-            }
-        }
+        Ok(list) => composed.place_file_list(config.position, list.text),
         Err(error) => composed
             .warnings
             .push(format!("file list left out: {error}")),
