@@ -222,3 +222,29 @@ fn unreachable_api_is_exit_2_with_a_one_line_error() {
     );
     assert!(!stderr.contains("ghp_secret_value_123"));
 }
+
+#[test]
+fn the_configured_budget_is_used_by_context_and_files() {
+    let t = TestEnv::new();
+    // Names without digits, so that no run groups them into one line.
+    for a in ["alpha", "beta", "gamma", "delta", "omega", "kappa"] {
+        for b in ["parser", "lexer", "render", "store", "cache", "index", "query", "plan"] {
+            t.write(&format!("project/src/{a}_{b}.rs"), "x\n");
+        }
+    }
+    t.write("project/README.md", "x\n");
+    t.write(
+        "project/.agentctx.yaml",
+        "file_list_context:\n  token_budget: 120\n",
+    );
+    let (code, stdout, stderr) = run(t.cmd().args(["--json", "context"]));
+    assert_eq!(code, 0, "{stderr}");
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let files = value["tokens"]["files"].as_u64().unwrap();
+    assert!((108..=120).contains(&files), "{files} tokens:\n{stdout}");
+    let (_, stdout, _) = run(t.cmd().args(["--json", "files", "--no-timestamp"]));
+    let report: agentctx_types::FileListReport = serde_json::from_str(&stdout).unwrap();
+    assert!(report.tokens.unwrap() <= 120);
+    assert_eq!(report.partial_reasons, ["token budget 120"]);
+    assert!(report.text.contains("README.md"), "{}", report.text);
+}
