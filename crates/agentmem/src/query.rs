@@ -32,9 +32,10 @@ pub fn parse_query(text: &str) -> Result<Query, StoreError> {
             chars.next();
             let phrase: String = chars.by_ref().take_while(|c| *c != '"').collect();
             if !text.matches('"').count().is_multiple_of(2) {
-                return Err(StoreError::Query(
-                    "a phrase is missing its closing quote".to_owned(),
-                ));
+                return Err(StoreError::Query {
+                    source: None,
+                    message: "a phrase is missing its closing quote".to_owned(),
+                });
             }
             if !phrase.trim().is_empty() {
                 terms.push(fts_term(&phrase.replace('"', ""), false));
@@ -70,9 +71,10 @@ pub fn parse_query(text: &str) -> Result<Query, StoreError> {
         };
         let stem = stem.replace('"', "");
         if stem.is_empty() {
-            return Err(StoreError::Query(format!(
-                "`{word}` has nothing to search for"
-            )));
+            return Err(StoreError::Query {
+                source: None,
+                message: format!("`{word}` has nothing to search for"),
+            });
         }
         terms.push(fts_term(&stem, prefix));
         query.terms.push(stem.to_lowercase());

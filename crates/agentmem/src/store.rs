@@ -99,26 +99,109 @@ pub struct Stats {
 /// one of them: it is rebuilt.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The memory folder or the index cannot be used.
-    #[error("{}: {message}", .path.display())]
+    /// A file or folder of the store cannot be read or written.
+    #[error("{}: {source}", .path.display())]
     Io {
-        /// The path.
+        /// The file or folder.
         path: PathBuf,
-        /// Why.
-        message: String,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The index database failed.
+    #[error("{}: {source}", .path.display())]
+    Index {
+        /// The index file, or the memory folder it indexes.
+        path: PathBuf,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+    /// The index can be opened but not written (a read-only file or folder).
+    #[error("{}: the index is read-only", .path.display())]
+    ReadOnly {
+        /// The index file.
+        path: PathBuf,
+    },
+    /// Neither the memory folder nor the fallback folder can hold an index.
+    #[error("{}: cannot keep an index beside the captures ({beside}) nor in {} ({source})", .root.display(), .fallback.display())]
+    NoPlaceForIndex {
+        /// The memory folder.
+        root: PathBuf,
+        /// The fallback folder.
+        fallback: PathBuf,
+        /// Why not beside the captures.
+        beside: Box<StoreError>,
+        /// Why not in the fallback.
+        source: Box<StoreError>,
+    },
+    /// A capture file that does not parse.
+    #[error("{}: {reason}", .path.display())]
+    Unparsable {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
     },
     /// A search query the index cannot parse.
-    #[error("invalid search query: {0}")]
-    Query(String),
+    #[error("invalid search query: {message}")]
+    Query {
+        /// What is wrong, in the user's terms.
+        message: String,
+        /// SQLite's error, when the full-text engine rejected it.
+        source: Option<rusqlite::Error>,
+    },
     /// A token count for `mem context` failed.
     #[error("counting tokens: {source}")]
     Count {
         /// The tokenizer's error.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
-    /// `mem show` found nothing, or more than one capture.
-    #[error("{0}")]
-    NotFound(String),
+    /// `mem show`: no capture has this path, name or prefix.
+    #[error("no capture matches {id:?}")]
+    NotFound {
+        /// What was asked for.
+        id: String,
+    },
+    /// `mem show`: more than one capture starts with this prefix.
+    #[error("{id:?} matches more than one capture ({}, ...); give more of the name", .matches.join(", "))]
+    Ambiguous {
+        /// What was asked for.
+        id: String,
+        /// The first names that match.
+        matches: Vec<String>,
+    },
+}
+
+impl StoreError {
+    /// A query the full-text engine rejected.
+    fn query(source: rusqlite::Error) -> Self {
+        Self::Query {
+            message: source.to_string().replace("fts5: ", ""),
+            source: Some(source),
+        }
+    }
+}
+
+/// Errors with the path they concern.
+trait AtPath<T> {
+    fn at(self, path: &Path) -> Result<T, StoreError>;
+}
+
+impl<T> AtPath<T> for Result<T, std::io::Error> {
+    fn at(self, path: &Path) -> Result<T, StoreError> {
+        self.map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
+impl<T> AtPath<T> for Result<T, rusqlite::Error> {
+    fn at(self, path: &Path) -> Result<T, StoreError> {
+        self.map_err(|source| StoreError::Index {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
 }
 
 const SCHEMA: &str = "
@@ -174,13 +257,6 @@ pub struct MemoryStore {
     conn: Connection,
 }
 
-fn io_error(path: &Path, error: impl std::fmt::Display) -> StoreError {
-    StoreError::Io {
-        path: path.to_path_buf(),
-        message: error.to_string(),
-    }
-}
-
 impl MemoryStore {
     /// Opens the index of `root`, creating it; a corrupt index file is
     /// deleted and created anew (the files are the truth).
@@ -200,9 +276,13 @@ impl MemoryStore {
                 let key = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
                 let digest = sha2::Sha256::digest(key.to_string_lossy().as_bytes());
                 let name: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-                Self::open_in(root, &fallback.join(name)).map_err(|elsewhere| StoreError::Io {
-                    path: root.to_path_buf(),
-                    message: format!("cannot keep an index beside the captures ({beside}) nor in {} ({elsewhere})", fallback.display()),
+                Self::open_in(root, &fallback.join(name)).map_err(|elsewhere| {
+                    StoreError::NoPlaceForIndex {
+                        root: root.to_path_buf(),
+                        fallback: fallback.to_path_buf(),
+                        beside: Box::new(beside),
+                        source: Box::new(elsewhere),
+                    }
                 })
             }
         }
@@ -218,12 +298,15 @@ impl MemoryStore {
     }
 
     /// An error of the index file.
-    pub(crate) fn index_error(&self, error: impl std::fmt::Display) -> StoreError {
-        io_error(&self.index, error)
+    pub(crate) fn index_error(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Index {
+            path: self.index.clone(),
+            source,
+        }
     }
 
     fn open_in(root: &Path, dir: &Path) -> Result<Self, StoreError> {
-        std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+        std::fs::create_dir_all(dir).at(dir)?;
         let path = dir.join("index.sqlite");
         match Self::open_at(root, &path) {
             Ok(store) => Ok(store),
@@ -237,33 +320,32 @@ impl MemoryStore {
     }
 
     fn open_at(root: &Path, path: &Path) -> Result<Self, StoreError> {
-        let conn = Connection::open(path).map_err(|e| io_error(path, e))?;
+        let conn = Connection::open(path).at(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(|e| io_error(path, e))?;
+            .at(path)?;
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(|e| io_error(path, e))?;
+            .at(path)?;
         if version != SCHEMA_VERSION {
             // Another layout (or a new file): start over; the files are the truth.
             conn.execute_batch("DROP TABLE IF EXISTS captures; DROP TABLE IF EXISTS captures_fts; DROP TABLE IF EXISTS dirs; DROP TABLE IF EXISTS token_counts;")
-                .map_err(|e| io_error(path, e))?;
-            conn.execute_batch(SCHEMA).map_err(|e| io_error(path, e))?;
+                .at(path)?;
+            conn.execute_batch(SCHEMA).at(path)?;
             conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))
-                .map_err(|e| io_error(path, e))?;
+                .at(path)?;
         } else {
             conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
-                .map_err(|e| io_error(path, e))?;
+                .at(path)?;
         }
         // A file that is not a database fails here, not later.
         conn.query_row("SELECT count(*) FROM captures", [], |r| r.get::<_, i64>(0))
-            .map_err(|e| io_error(path, e))?;
+            .at(path)?;
         // A database that cannot be written (read-only file or folder)
         // fails here, not at the first reconcile.
-        if conn
-            .is_readonly(rusqlite::MAIN_DB)
-            .map_err(|e| io_error(path, e))?
-        {
-            return Err(io_error(path, "the index is read-only"));
+        if conn.is_readonly(rusqlite::MAIN_DB).at(path)? {
+            return Err(StoreError::ReadOnly {
+                path: path.to_path_buf(),
+            });
         }
         Ok(Self {
             root: root.to_path_buf(),
@@ -283,7 +365,7 @@ impl MemoryStore {
         let count: i64 = self
             .conn
             .query_row("SELECT count(*) FROM captures", [], |r| r.get(0))
-            .map_err(|e| io_error(&self.root, e))?;
+            .at(&self.root)?;
         if usize::try_from(count).unwrap_or(usize::MAX) <= FULL_CHECK_LIMIT {
             self.reconcile_dirs(true)
         } else {
@@ -302,17 +384,14 @@ impl MemoryStore {
             let mut stmt = self
                 .conn
                 .prepare_cached("SELECT path, mtime FROM dirs")
-                .map_err(|e| io_error(&self.root, e))?;
+                .at(&self.root)?;
             let rows = stmt
                 .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
-                .map_err(|e| io_error(&self.root, e))?;
-            rows.flatten().collect()
+                .at(&self.root)?;
+            rows.collect::<Result<_, _>>().at(&self.root)?
         };
         let mut report = Reconciled::default();
-        let tx = self
-            .conn
-            .transaction()
-            .map_err(|e| io_error(&self.root, e))?;
+        let tx = self.conn.transaction().at(&self.root)?;
         let mut seen_dirs: Vec<String> = Vec::new();
         let mut stack = vec![self.root.clone()];
         while let Some(dir) = stack.pop() {
@@ -337,12 +416,12 @@ impl MemoryStore {
             }
             let (files, subdirs) = scan_dir(&dir);
             stack.extend(subdirs);
-            sync_dir(&tx, &key, &files, &mut report).map_err(|e| io_error(&dir, e))?;
+            sync_dir(&tx, &key, &files, &mut report).at(&dir)?;
             tx.execute(
                 "INSERT OR REPLACE INTO dirs (path, mtime) VALUES (?1, ?2)",
                 params![key, mtime],
             )
-            .map_err(|e| io_error(&dir, e))?;
+            .at(&dir)?;
         }
         // Directories that are gone take their captures with them.
         let seen: std::collections::BTreeSet<&String> = seen_dirs.iter().collect();
@@ -350,22 +429,22 @@ impl MemoryStore {
             let ids: Vec<i64> = {
                 let mut stmt = tx
                     .prepare_cached("SELECT id FROM captures WHERE path >= ?1 AND path < ?2")
-                    .map_err(|e| io_error(&self.root, e))?;
+                    .at(&self.root)?;
                 let rows = stmt
                     .query_map(params![format!("{gone}/"), format!("{gone}0")], |r| {
                         r.get(0)
                     })
-                    .map_err(|e| io_error(&self.root, e))?;
-                rows.flatten().collect()
+                    .at(&self.root)?;
+                rows.collect::<Result<_, _>>().at(&self.root)?
             };
             for id in ids {
-                delete(&tx, id).map_err(|e| io_error(&self.root, e))?;
+                delete(&tx, id).at(&self.root)?;
                 report.removed += 1;
             }
             tx.execute("DELETE FROM dirs WHERE path = ?1", [gone])
-                .map_err(|e| io_error(&self.root, e))?;
+                .at(&self.root)?;
         }
-        tx.commit().map_err(|e| io_error(&self.root, e))?;
+        tx.commit().at(&self.root)?;
         Ok(report)
     }
 
@@ -373,27 +452,31 @@ impl MemoryStore {
     pub fn rebuild(&mut self) -> Result<Reconciled, StoreError> {
         self.conn
             .execute_batch("DELETE FROM captures; DELETE FROM captures_fts; DELETE FROM dirs;")
-            .map_err(|e| io_error(&self.root, e))?;
+            .at(&self.root)?;
         self.reconcile_dirs(true)
     }
 
     /// Indexes one file just written (a capture), replacing any old row.
     pub fn index_file(&mut self, path: &Path) -> Result<(), StoreError> {
-        let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
-        let capture = crate::parse::parse_capture(path).map_err(|e| io_error(path, e))?;
+        let meta = std::fs::metadata(path).at(path)?;
+        let capture =
+            crate::parse::parse_capture(path).map_err(|reason| StoreError::Unparsable {
+                path: path.to_path_buf(),
+                reason,
+            })?;
         let key = path.display().to_string();
-        let tx = self.conn.transaction().map_err(|e| io_error(path, e))?;
+        let tx = self.conn.transaction().at(path)?;
         if let Some(id) = tx
             .query_row("SELECT id FROM captures WHERE path = ?1", [&key], |r| {
                 r.get::<_, i64>(0)
             })
             .optional()
-            .map_err(|e| io_error(path, e))?
+            .at(path)?
         {
-            delete(&tx, id).map_err(|e| io_error(path, e))?;
+            delete(&tx, id).at(path)?;
         }
-        insert(&tx, &key, meta.len(), mtime_of(&meta), &capture).map_err(|e| io_error(path, e))?;
-        tx.commit().map_err(|e| io_error(path, e))
+        insert(&tx, &key, meta.len(), mtime_of(&meta), &capture).at(path)?;
+        tx.commit().at(path)
     }
 
     /// Captures matching `filter`, newest first.
@@ -407,14 +490,11 @@ impl MemoryStore {
         let sql = format!(
             "SELECT {RECORD_COLUMNS} FROM captures c WHERE {clause} ORDER BY c.time DESC, c.name DESC LIMIT {limit}"
         );
-        let mut stmt = self
-            .conn
-            .prepare(&sql)
-            .map_err(|e| io_error(&self.root, e))?;
+        let mut stmt = self.conn.prepare(&sql).at(&self.root)?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(values.iter()), record_from_row)
-            .map_err(|e| io_error(&self.root, e))?;
-        Ok(rows.flatten().collect())
+            .at(&self.root)?;
+        rows.collect::<Result<_, _>>().at(&self.root)
     }
 
     /// Ranked matches for `query` (docs/agentmem.md: words, "phrases",
@@ -454,18 +534,15 @@ impl MemoryStore {
                  WHERE captures_fts MATCH ?1 AND {clause} ORDER BY f.rank, c.time DESC LIMIT {limit}"
             )
         };
-        let mut stmt = self
-            .conn
-            .prepare(&sql)
-            .map_err(|e| StoreError::Query(e.to_string()))?;
+        let mut stmt = self.conn.prepare(&sql).map_err(StoreError::query)?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(values.iter()), |r| {
                 Ok((record_from_row(r)?, r.get::<_, f64>(10)?))
             })
-            .map_err(|e| StoreError::Query(e.to_string()))?;
+            .map_err(StoreError::query)?;
         let found = rows
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| StoreError::Query(e.to_string().replace("fts5: ", "")))?;
+            .map_err(StoreError::query)?;
         // The index keeps no copy of the text (it would double its size):
         // snippets come from the files of the hits.
         Ok(found
@@ -515,7 +592,7 @@ impl MemoryStore {
                 r.get::<_, i64>(0)
             })
             .map(|n| u64::try_from(n).unwrap_or(0))
-            .map_err(|e| StoreError::Query(e.to_string().replace("fts5: ", "")))
+            .map_err(StoreError::query)
     }
 
     /// The capture named by `id_or_path`: a path, a file name without
@@ -524,7 +601,7 @@ impl MemoryStore {
         let mut stmt = self
             .conn
             .prepare(&format!("SELECT {RECORD_COLUMNS} FROM captures c WHERE c.path = ?1 OR c.name = ?1 OR c.name LIKE ?2 ESCAPE '\\' ORDER BY c.name LIMIT 2"))
-            .map_err(|e| io_error(&self.root, e))?;
+            .at(&self.root)?;
         let escaped = id_or_path
             .trim_end_matches(".md")
             .replace('\\', "\\\\")
@@ -532,17 +609,18 @@ impl MemoryStore {
             .replace('_', "\\_");
         let found: Vec<Record> = stmt
             .query_map(params![id_or_path, format!("{escaped}%")], record_from_row)
-            .map_err(|e| io_error(&self.root, e))?
-            .flatten()
-            .collect();
+            .at(&self.root)?
+            .collect::<Result<_, _>>()
+            .at(&self.root)?;
         match found.as_slice() {
             [one] => Ok(one.clone()),
-            [] => Err(StoreError::NotFound(format!(
-                "no capture matches {id_or_path:?}"
-            ))),
-            _ => Err(StoreError::NotFound(format!(
-                "{id_or_path:?} matches more than one capture; give more of the name"
-            ))),
+            [] => Err(StoreError::NotFound {
+                id: id_or_path.to_owned(),
+            }),
+            more => Err(StoreError::Ambiguous {
+                id: id_or_path.to_owned(),
+                matches: more.iter().map(|r| r.id.clone()).collect(),
+            }),
         }
     }
 
@@ -552,7 +630,7 @@ impl MemoryStore {
         let mut stmt = self
             .conn
             .prepare("SELECT category, agent, substr(time, 1, 7), size FROM captures")
-            .map_err(|e| io_error(&self.root, e))?;
+            .at(&self.root)?;
         let rows = stmt
             .query_map([], |r| {
                 Ok((
@@ -562,8 +640,9 @@ impl MemoryStore {
                     r.get::<_, i64>(3)?,
                 ))
             })
-            .map_err(|e| io_error(&self.root, e))?;
-        for (category, agent, month, size) in rows.flatten() {
+            .at(&self.root)?;
+        for row in rows {
+            let (category, agent, month, size) = row.at(&self.root)?;
             stats.total += 1;
             *stats.by_category.entry(category).or_default() += 1;
             *stats.by_agent.entry(agent).or_default() += 1;
@@ -632,9 +711,11 @@ fn sync_dir(
                 ),
             ))
         })?;
-        rows.flatten()
-            .filter(|(p, _)| !p[prefix.len()..].contains('/'))
-            .collect()
+        rows.filter(|row| {
+            row.as_ref()
+                .map_or(true, |(p, _)| !p[prefix.len()..].contains('/'))
+        })
+        .collect::<rusqlite::Result<_>>()?
     };
     for (path, (id, _, _)) in &known {
         if !files.contains_key(path) {

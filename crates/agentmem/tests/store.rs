@@ -166,7 +166,7 @@ fn a_query_that_cannot_be_parsed_is_an_error() {
     let store = opened(&root);
     assert!(matches!(
         store.search("\"unclosed", &Filter::default()),
-        Err(StoreError::Query(_))
+        Err(StoreError::Query { .. })
     ));
 }
 
@@ -228,9 +228,12 @@ fn find_by_path_name_or_unique_prefix() {
     let store = opened(&root);
     assert_eq!(store.find("2026-02-03").unwrap().category, "DECISION");
     assert!(
-        matches!(store.find("2026-0"), Err(StoreError::NotFound(m)) if m.contains("more than one"))
+        matches!(store.find("2026-0"), Err(StoreError::Ambiguous { matches, .. }) if matches.len() == 2)
     );
-    assert!(matches!(store.find("nope"), Err(StoreError::NotFound(_))));
+    assert!(matches!(
+        store.find("nope"),
+        Err(StoreError::NotFound { .. })
+    ));
 }
 
 #[test]

@@ -228,7 +228,9 @@ fn the_configured_budget_is_used_by_context_and_files() {
     let t = TestEnv::new();
     // Names without digits, so that no run groups them into one line.
     for a in ["alpha", "beta", "gamma", "delta", "omega", "kappa"] {
-        for b in ["parser", "lexer", "render", "store", "cache", "index", "query", "plan"] {
+        for b in [
+            "parser", "lexer", "render", "store", "cache", "index", "query", "plan",
+        ] {
             t.write(&format!("project/src/{a}_{b}.rs"), "x\n");
         }
     }
