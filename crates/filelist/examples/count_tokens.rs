@@ -14,6 +14,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         Tokenizer::O200k
     };
-    println!("{}", tokenizer.count(&text)?);
+    println!("{}", tokenizer.count(&text));
     Ok(())
 }

@@ -25,12 +25,4 @@ pub enum FileListError {
         /// What is wrong with it.
         message: String,
     },
-    /// The tokenizer could not be loaded.
-    #[error("cannot load the {name} tokenizer: {message}")]
-    Tokenizer {
-        /// Which one.
-        name: &'static str,
-        /// Why.
-        message: String,
-    },
 }

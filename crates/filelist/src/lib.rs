@@ -267,7 +267,7 @@ fn render_keyed(
             &render_options,
             budget,
             &counts,
-        )?,
+        ),
         None => {
             let mut r = render::render(listing, &tree, &classes, &order, &render_options);
             // Compact is never larger than the whole tree it summarises.
@@ -287,7 +287,7 @@ fn render_keyed(
         }
     };
     let tokens = if options.count_tokens {
-        Some(counts.count(&rendered.text)?)
+        Some(counts.count(&rendered.text))
     } else {
         None
     };

@@ -4,7 +4,6 @@ use agentctx_types::FileListFormat;
 use tiktoken_rs::CoreBPE;
 
 use crate::classify::Class;
-use crate::error::FileListError;
 use crate::line_counts::LineCounts;
 use crate::listing::Listing;
 use crate::render::{RenderOptions, Rendered, render};
@@ -22,17 +21,19 @@ pub enum Tokenizer {
 }
 
 impl Tokenizer {
-    fn bpe(self) -> Result<&'static CoreBPE, FileListError> {
-        // The singletons build the encoder once per process (the slow part).
-        Ok(match self {
+    fn bpe(self) -> &'static CoreBPE {
+        // The singletons build the encoder once per process (the slow
+        // part), from vocabularies compiled into tiktoken-rs: nothing to
+        // fail on.
+        match self {
             Self::O200k => tiktoken_rs::o200k_base_singleton(),
             Self::Cl100k => tiktoken_rs::cl100k_base_singleton(),
-        })
+        }
     }
 
     /// Tokens in `text`.
-    pub fn count(self, text: &str) -> Result<usize, FileListError> {
-        Ok(self.bpe()?.encode_ordinary(text).len())
+    pub fn count(self, text: &str) -> usize {
+        self.bpe().encode_ordinary(text).len()
     }
 
     /// The encoding's name.
@@ -53,11 +54,8 @@ struct Fits<'c> {
 }
 
 impl Fits<'_> {
-    fn check(&self, text: &str) -> Result<bool, FileListError> {
-        if text.len() <= self.budget {
-            return Ok(true);
-        }
-        Ok(self.counts.count(text)? <= self.budget)
+    fn check(&self, text: &str) -> bool {
+        text.len() <= self.budget || self.counts.count(text) <= self.budget
     }
 }
 
@@ -77,7 +75,7 @@ pub fn fit(
     options: &RenderOptions,
     budget: usize,
     counts: &LineCounts,
-) -> Result<(Rendered, RenderOptions), FileListError> {
+) -> (Rendered, RenderOptions) {
     let fits = Fits { budget, counts };
     let with = |format: FileListFormat, entries: usize, named: Option<usize>| RenderOptions {
         format,
@@ -89,15 +87,15 @@ pub fn fit(
         FileListFormat::Compact => FileListFormat::Tree,
         other => other,
     };
-    let compact = || -> Result<Option<(Rendered, RenderOptions)>, FileListError> {
+    let compact = || {
         let o = with(FileListFormat::Compact, 0, None);
         let r = render(listing, tree, classes, order, &o);
-        Ok(fits.check(&r.text)?.then_some((r, o)))
+        fits.check(&r.text).then_some((r, o))
     };
     if options.format == FileListFormat::Compact
-        && let Some(found) = compact()?
+        && let Some(found) = compact()
     {
-        return Ok(found);
+        return found;
     }
     // Everything the limits allow (`max_files` set by hand is a ceiling).
     let most = order.len().min(options.max_files);
@@ -106,8 +104,8 @@ pub fn fit(
     if most <= budget {
         let o = with(listing_format, most, None);
         let whole = render(listing, tree, classes, order, &o);
-        if fits.check(&whole.text)? {
-            return Ok((whole, o));
+        if fits.check(&whole.text) {
+            return (whole, o);
         }
     }
     let most = most.min(budget.max(1));
@@ -117,38 +115,34 @@ pub fn fit(
     };
     // Largest n whose bytes fit: it fits in tokens too, so it bounds the
     // token search from below.
-    let by_bytes = largest(0, most - 1, |n| Ok(at(n).0.text.len() <= budget))?;
+    let by_bytes = largest(0, most - 1, |n| at(n).0.text.len() <= budget);
     let low = by_bytes.unwrap_or(0);
-    let best = largest(low, most - 1, |n| fits.check(&at(n).0.text))?;
+    let best = largest(low, most - 1, |n| fits.check(&at(n).0.text));
     let Some(n) = best else {
         // Not even the header and footer fit.
         let (mut r, o) = at(0);
-        let tokens = counts.count(&r.text)?;
+        let tokens = counts.count(&r.text);
         r.partial_reasons.push(format!(
             "token budget {budget} cannot be met ({tokens} tokens at the smallest)"
         ));
-        return Ok((r, o));
+        return (r, o);
     };
     let (rendered, o) = at(n);
     if rendered.top_hidden > 0
-        && let Some(found) = compact()?
+        && let Some(found) = compact()
     {
-        return Ok(found);
+        return found;
     }
-    Ok((rendered, o))
+    (rendered, o)
 }
 
 /// The largest value in `low..=high` for which `fits` holds, by binary
 /// search (the listing grows with the entry count).
-fn largest(
-    mut low: usize,
-    mut high: usize,
-    fits: impl Fn(usize) -> Result<bool, FileListError>,
-) -> Result<Option<usize>, FileListError> {
+fn largest(mut low: usize, mut high: usize, fits: impl Fn(usize) -> bool) -> Option<usize> {
     let mut best = None;
     while low <= high {
         let mid = low + (high - low) / 2;
-        if fits(mid)? {
+        if fits(mid) {
             best = Some(mid);
             low = mid + 1;
         } else if mid == 0 {
@@ -157,5 +151,5 @@ fn largest(
             high = mid - 1;
         }
     }
-    Ok(best)
+    best
 }

@@ -67,7 +67,7 @@ pub fn run(inv: &Invocation, args: &ContextArgs, out: &mut dyn Write) -> anyhow:
         let mut tokens = serde_json::Map::new();
         let mut total = 0;
         for part in composed.parts() {
-            let n = tokenizer.count(&part.text)?;
+            let n = tokenizer.count(&part.text);
             total += n;
             let key = serde_json::to_value(part.kind)?
                 .as_str()

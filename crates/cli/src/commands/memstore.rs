@@ -159,6 +159,6 @@ impl agentctx_agentmem::TokenCounter for O200k {
         agentctx_filelist::Tokenizer::O200k.name()
     }
     fn count(&self, text: &str) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(agentctx_filelist::Tokenizer::O200k.count(text)?)
+        Ok(agentctx_filelist::Tokenizer::O200k.count(text))
     }
 }
