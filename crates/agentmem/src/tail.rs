@@ -13,9 +13,9 @@ pub struct ReverseLines {
     file: File,
     /// Bytes of the file not yet read (everything before `pos`).
     pos: u64,
-    /// Bytes read but not yet split into lines: the start of a line whose
-    /// beginning lies further back.
-    carry: Vec<u8>,
+    /// Pieces of the line whose beginning lies further back, from the
+    /// latest to the earliest (joined once its start is read).
+    carry: Vec<Vec<u8>>,
     pending: Vec<Vec<u8>>,
     first: bool,
 }
@@ -33,13 +33,19 @@ impl ReverseLines {
         })
     }
 
+    /// Reads the chunk before `pos` and moves the lines it completes to
+    /// `pending`. A line longer than a chunk collects its pieces in
+    /// `carry` and is joined once, when its start is found: linear in its
+    /// length.
     fn fill(&mut self) -> std::io::Result<bool> {
         if self.pos == 0 {
             if self.carry.is_empty() {
                 return Ok(false);
             }
-            let line = std::mem::take(&mut self.carry);
-            self.pending.push(line);
+            let line = join_pieces(&[], &mut self.carry);
+            if !line.is_empty() {
+                self.pending.push(line);
+            }
             return Ok(true);
         }
         let start = self.pos.saturating_sub(CHUNK);
@@ -48,32 +54,55 @@ impl ReverseLines {
         self.file.seek(SeekFrom::Start(start))?;
         self.file.read_exact(&mut buf)?;
         self.pos = start;
-        buf.extend_from_slice(&self.carry);
         if self.first {
-            self.first = false;
-            // A final line without a newline is still being written.
+            // A final line without a newline is still being written: its
+            // bytes are dropped until the newline before it.
             match buf.iter().rposition(|b| *b == b'\n') {
-                Some(last_newline) => buf.truncate(last_newline + 1),
-                None if self.pos == 0 => buf.clear(),
-                None => {
-                    self.carry.clear();
-                    self.first = true;
-                    return Ok(true);
+                Some(last_newline) => {
+                    buf.truncate(last_newline + 1);
+                    self.first = false;
                 }
+                None => return Ok(true),
             }
         }
-        // Split off complete lines; keep the (possibly partial) first one.
-        let mut lines: Vec<Vec<u8>> = buf.split(|b| *b == b'\n').map(<[u8]>::to_vec).collect();
-        self.carry = if lines.is_empty() {
-            Vec::new()
-        } else {
-            lines.remove(0)
+        let (Some(first_newline), Some(last_newline)) = (
+            buf.iter().position(|b| *b == b'\n'),
+            buf.iter().rposition(|b| *b == b'\n'),
+        ) else {
+            // The whole chunk is the middle of one long line.
+            self.carry.push(buf);
+            return Ok(true);
         };
-        // `lines` is in file order; `pending` is popped from the back.
-        self.pending
-            .extend(lines.into_iter().filter(|l| !l.is_empty()));
+        let newest = join_pieces(&buf[last_newline + 1..], &mut self.carry);
+        // `pending` is in file order and popped from the back.
+        if first_newline < last_newline {
+            self.pending.extend(
+                buf[first_newline + 1..last_newline]
+                    .split(|b| *b == b'\n')
+                    .filter(|l| !l.is_empty())
+                    .map(<[u8]>::to_vec),
+            );
+        }
+        if !newest.is_empty() {
+            self.pending.push(newest);
+        }
+        // The start of a line whose beginning lies further back.
+        buf.truncate(first_newline);
+        self.carry.push(buf);
         Ok(true)
     }
+}
+
+/// `head` followed by the pieces of `carry` in file order (they were
+/// pushed from the latest to the earliest), `carry` emptied.
+fn join_pieces(head: &[u8], carry: &mut Vec<Vec<u8>>) -> Vec<u8> {
+    let len = head.len() + carry.iter().map(Vec::len).sum::<usize>();
+    let mut line = Vec::with_capacity(len);
+    line.extend_from_slice(head);
+    for piece in carry.drain(..).rev() {
+        line.extend_from_slice(&piece);
+    }
+    line
 }
 
 impl Iterator for ReverseLines {
@@ -124,6 +153,24 @@ mod tests {
         assert_eq!(lines(b"a\nb\n{\"half"), ["b", "a"]);
         assert!(lines(b"").is_empty());
         assert!(lines(b"no newline at all").is_empty());
+    }
+
+    #[test]
+    fn lines_across_chunk_boundaries_are_whole_and_in_order() {
+        let chunk = usize::try_from(CHUNK).unwrap();
+        // Lines whose ends fall on, before and after chunk boundaries.
+        let lines_in: Vec<String> = [chunk - 1, 1, chunk, 3 * chunk + 7, 0, 2, chunk - 2]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("{i}{}", "y".repeat(*n)))
+            .collect();
+        let content = lines_in.join("\n") + "\n";
+        let mut expected = lines_in.clone();
+        expected.reverse();
+        assert_eq!(lines(content.as_bytes()), expected);
+        // With a half-written last line longer than a chunk.
+        let torn = format!("{content}{}", "z".repeat(2 * chunk + 5));
+        assert_eq!(lines(torn.as_bytes()), expected);
     }
 
     #[test]
