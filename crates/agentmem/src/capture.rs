@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
-use std::io::{BufRead, Write as _};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -549,7 +549,7 @@ fn subagent_stop_before_2_1_47(
     let mut attempt = 0;
     loop {
         // Read once per attempt: the loops below test many keys.
-        let captured = captured_keys(&settings.root);
+        let mut captured = crate::keys::CapturedKeys::open(&settings.root);
         let found = if let Some(agent_transcript) = &h.agent_transcript_path {
             // 2.0.42 – 2.1.46: the agent's own transcript.
             let path = expand_home(agent_transcript, home);
@@ -641,18 +641,6 @@ fn subagent_stop_before_2_1_47(
             None => return Ok(None),
         }
     }
-}
-
-/// The memory root's index of captured runs (empty when there is none).
-fn captured_keys(root: &Path) -> std::collections::HashSet<String> {
-    std::fs::File::open(root.join(".agentmem/captured-keys"))
-        .map(|file| {
-            std::io::BufReader::new(file)
-                .lines()
-                .map_while(Result::ok)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The dedupe key of a Codex agent output, the same whichever trigger saw
@@ -836,8 +824,7 @@ fn write_once(
         .map_err(io(&lock_path))?;
     lock.lock().map_err(io(&lock_path))?;
 
-    let keys_path = meta.join("captured-keys");
-    if captured_keys(root).contains(key) {
+    if crate::keys::CapturedKeys::open(root).contains(key) {
         return Ok(None);
     }
     std::fs::create_dir_all(dir).map_err(io(dir))?;
@@ -864,13 +851,7 @@ fn write_once(
             Err(e) => return Err(io(&candidate)(e.error)),
         }
     };
-    let mut keys = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&keys_path)
-        .map_err(io(&keys_path))?;
-    keys.write_all(format!("{key}\n").as_bytes())
-        .map_err(io(&keys_path))?;
+    crate::keys::CapturedKeys::record(root, key).map_err(io(&meta.join("captured-keys.d")))?;
     Ok(Some(path))
 }
 

@@ -44,6 +44,7 @@ mod events;
 mod extract;
 mod format;
 mod gitleaks;
+mod keys;
 mod parse;
 mod query;
 mod redact;
