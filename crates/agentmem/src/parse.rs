@@ -3,6 +3,28 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// Why a capture file is skipped by the index.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    /// The file cannot be read (or is not UTF-8).
+    #[error("cannot read it: {0}")]
+    Read(#[from] std::io::Error),
+    /// The file does not start with `---`.
+    #[error("no YAML frontmatter (the file does not start with ---)")]
+    NoFrontmatter,
+    /// The frontmatter has no closing `---`.
+    #[error("the frontmatter is not closed by ---")]
+    Unclosed,
+    /// The frontmatter is not YAML.
+    #[error("frontmatter: {message}")]
+    Yaml {
+        /// The parser's message, without its source snippet.
+        message: String,
+        /// The parser's error (boxed: it is large).
+        source: Box<serde_saphyr::Error>,
+    },
+}
+
 /// What the index keeps of a capture file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ParsedCapture {
@@ -29,16 +51,17 @@ fn scalar(value: &serde_json::Value) -> String {
 /// Parses a capture written by agentctx, by an older tool or by hand: YAML
 /// frontmatter (any scalar values) and, when present, the `## Agent Output`
 /// section as the searchable body. `Err` says why the file is skipped.
-pub fn parse_capture(path: &Path) -> Result<ParsedCapture, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read it: {e}"))?;
+pub fn parse_capture(path: &Path) -> Result<ParsedCapture, ParseError> {
+    let text = std::fs::read_to_string(path)?;
     let rest = text
         .strip_prefix("---\n")
-        .ok_or("no YAML frontmatter (the file does not start with ---)")?;
-    let (front, body) = rest
-        .split_once("\n---\n")
-        .ok_or("the frontmatter is not closed by ---")?;
-    let fields: BTreeMap<String, serde_json::Value> = serde_saphyr::from_str(front)
-        .map_err(|e| format!("frontmatter: {}", e.without_snippet()))?;
+        .ok_or(ParseError::NoFrontmatter)?;
+    let (front, body) = rest.split_once("\n---\n").ok_or(ParseError::Unclosed)?;
+    let fields: BTreeMap<String, serde_json::Value> =
+        serde_saphyr::from_str(front).map_err(|source| ParseError::Yaml {
+            message: source.without_snippet().to_string(),
+            source: Box::new(source),
+        })?;
     let field = |key: &str| fields.get(key).map(scalar).unwrap_or_default();
     let name = path
         .file_stem()
@@ -82,4 +105,37 @@ fn time_of(name: &str, timestamp: &str) -> String {
         );
     }
     timestamp.chars().take(19).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_reason_a_file_is_skipped_is_its_own_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        assert!(matches!(
+            parse_capture(&dir.path().join("missing.md")),
+            Err(ParseError::Read(_))
+        ));
+        assert!(matches!(
+            parse_capture(&write("a.md", "no frontmatter\n")),
+            Err(ParseError::NoFrontmatter)
+        ));
+        assert!(matches!(
+            parse_capture(&write("b.md", "---\nx: 1\n")),
+            Err(ParseError::Unclosed)
+        ));
+        let yaml = parse_capture(&write("c.md", "---\nx: [unclosed\n---\nbody\n")).unwrap_err();
+        assert!(matches!(yaml, ParseError::Yaml { .. }), "{yaml:?}");
+        assert!(
+            std::error::Error::source(&yaml).is_some(),
+            "the parser's error is kept"
+        );
+    }
 }

@@ -134,12 +134,12 @@ pub enum StoreError {
         source: Box<StoreError>,
     },
     /// A capture file that does not parse.
-    #[error("{}: {reason}", .path.display())]
+    #[error("{}: {source}", .path.display())]
     Unparsable {
         /// The file.
         path: PathBuf,
         /// What is wrong with it.
-        reason: String,
+        source: crate::parse::ParseError,
     },
     /// A search query the index cannot parse.
     #[error("invalid search query: {message}")]
@@ -460,9 +460,9 @@ impl MemoryStore {
     pub fn index_file(&mut self, path: &Path) -> Result<(), StoreError> {
         let meta = std::fs::metadata(path).at(path)?;
         let capture =
-            crate::parse::parse_capture(path).map_err(|reason| StoreError::Unparsable {
+            crate::parse::parse_capture(path).map_err(|source| StoreError::Unparsable {
                 path: path.to_path_buf(),
-                reason,
+                source,
             })?;
         let key = path.display().to_string();
         let tx = self.conn.transaction().at(path)?;
@@ -740,7 +740,9 @@ fn sync_dir(
                     report.added += 1;
                 }
             }
-            Err(reason) => report.unparsable.push((PathBuf::from(path), reason)),
+            Err(reason) => report
+                .unparsable
+                .push((PathBuf::from(path), reason.to_string())),
         }
     }
     Ok(())
