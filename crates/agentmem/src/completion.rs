@@ -80,6 +80,21 @@ pub fn category_of(agent_type: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    /// The patterns are built once and kept as `Option` (a library never
+    /// panics); this test is what stops a broken one from turning its
+    /// form off silently.
+    #[test]
+    fn every_completion_pattern_compiles() {
+        for (name, regex) in [
+            ("NAMED_VOICE", &*super::NAMED_VOICE),
+            ("TYPED_COMPLETED", &*super::TYPED_COMPLETED),
+            ("VOICE", &*super::VOICE),
+            ("COMPLETED", &*super::COMPLETED),
+        ] {
+            assert!(regex.is_some(), "{name} does not compile");
+        }
+    }
+
     use super::*;
 
     fn found(text: &str) -> (String, Option<String>) {

@@ -229,6 +229,12 @@ pub fn ascii_classes(pattern: &str) -> String {
                 in_class = false;
                 out.push(c);
             }
+            // RE2 takes a `{` that does not open a repetition (`{n}`,
+            // `{n,}`, `{n,m}`) as a literal; the `regex` crate rejects it.
+            '{' if !in_class && !opens_repetition(chars.clone()) => {
+                out.push_str("\\{");
+                class_start = false;
+            }
             _ => {
                 out.push(c);
                 class_start = false;
@@ -241,6 +247,21 @@ pub fn ascii_classes(pattern: &str) -> String {
 /// Bytes below which a rule's first group (without `secretGroup`) is taken
 /// for a repetition's group rather than the secret.
 const MIN_GROUP_SECRET: usize = 8;
+
+/// Whether the text after a `{` is a repetition's `n}`, `n,}` or `n,m}`.
+fn opens_repetition(mut rest: impl Iterator<Item = char>) -> bool {
+    let mut digits = 0;
+    let mut comma = false;
+    for c in rest.by_ref() {
+        match c {
+            '0'..='9' => digits += 1,
+            ',' if !comma && digits > 0 => comma = true,
+            '}' => return digits > 0,
+            _ => return false,
+        }
+    }
+    false
+}
 
 impl Rule {
     /// Whether the rule can match `lowercase` (the text, lowercased).
@@ -342,6 +363,25 @@ mod tests {
         );
     }
 
+    /// Allowlist regexes that do not compile would be dropped (an
+    /// allowlist is then narrower, never a rule off): none may.
+    #[test]
+    fn every_allowlist_regex_compiles() {
+        let config: Config =
+            toml_edit::de::from_str(include_str!("../rules/gitleaks.toml")).unwrap();
+        let mut broken = Vec::new();
+        for def in std::iter::once(&config.allowlist)
+            .chain(config.rules.iter().flat_map(|r| r.allowlists.iter()))
+        {
+            for r in &def.regexes {
+                if Regex::new(&ascii_classes(r)).is_err() {
+                    broken.push(r.clone());
+                }
+            }
+        }
+        assert!(broken.is_empty(), "{broken:?}");
+    }
+
     #[test]
     fn re2_classes_become_ascii_inside_and_outside_brackets() {
         assert_eq!(
@@ -353,6 +393,15 @@ mod tests {
             r"[^\t\n\x0C\r '][[:alpha:]\]]\."
         );
         assert_eq!(ascii_classes(r"[]a]\w"), r"[]a][0-9A-Za-z_]");
+        // A `{` that opens no repetition is a literal in RE2.
+        assert_eq!(
+            ascii_classes(r"^\$(?:\d+|{\d+})$"),
+            r"^\$(?:[0-9]+|\{[0-9]+})$"
+        );
+        assert_eq!(
+            ascii_classes(r"a{2,}b{1,3}c{4}{{x}}"),
+            r"a{2,}b{1,3}c{4}\{\{x}}"
+        );
     }
 
     #[test]

@@ -126,6 +126,21 @@ pub fn redact(text: &str, counts: &mut BTreeMap<&'static str, usize>) -> String 
 
 #[cfg(test)]
 mod tests {
+    /// A rule whose pattern does not compile would be skipped (a library
+    /// never panics): this test is what makes that loud.
+    #[test]
+    fn every_rule_of_ours_compiles() {
+        let broken: Vec<&str> = RULES
+            .iter()
+            .filter(|r| r.regex.is_none())
+            .map(|r| r.kind)
+            .collect();
+        assert!(
+            broken.is_empty(),
+            "patterns that do not compile: {broken:?}"
+        );
+    }
+
     use super::*;
 
     fn masked(text: &str) -> (String, usize) {
