@@ -58,6 +58,7 @@ pub use capture::{
 };
 pub use context::{MemoryContext, TokenCounter};
 pub use events::{CaptureEvent, append_event};
+pub use parse::ParseError;
 pub use run::{CaptureReport, capture_with_config, memory_root};
 pub use store::{
     FULL_CHECK_LIMIT, Filter, Hit, MemoryStore, Reconciled, Record, Stats, StoreError,
