@@ -66,8 +66,13 @@ impl Tree {
         // and intermediate directories may be missing (remote listings).
         let mut dirs: HashMap<String, usize> = HashMap::new();
         dirs.insert(String::new(), ROOT);
+        // Whether a directory (by path) is excluded, itself or through an
+        // ancestor: each directory is matched once, not once per entry below it.
+        let mut excluded_dirs: HashMap<String, bool> = HashMap::new();
         for entry in &listing.entries {
-            if !listing.excludes_applied && excluded_or_below(filters, &entry.path, entry.is_dir) {
+            if !listing.excludes_applied
+                && excluded_or_below(filters, &mut excluded_dirs, &entry.path, entry.is_dir)
+            {
                 continue;
             }
             let path = entry.path.trim_matches('/');
@@ -164,14 +169,45 @@ impl Tree {
     }
 }
 
-/// Whether a path is excluded, itself or through an excluded ancestor.
-fn excluded_or_below(filters: &Filters, path: &str, is_dir: bool) -> bool {
-    let path = Path::new(path);
-    if filters.excludes(path, is_dir) {
+/// Whether a path is excluded, itself or through an excluded ancestor;
+/// `dirs` remembers each directory's answer.
+fn excluded_or_below(
+    filters: &Filters,
+    dirs: &mut HashMap<String, bool>,
+    path: &str,
+    is_dir: bool,
+) -> bool {
+    let path = path.trim_matches('/');
+    if filters.excludes(Path::new(path), is_dir) {
         return true;
     }
-    path.ancestors()
-        .skip(1)
-        .filter(|a| !a.as_os_str().is_empty())
-        .any(|a| filters.excludes(a, true))
+    match path.rsplit_once('/') {
+        Some((parent, _)) => dir_excluded(filters, dirs, parent),
+        None => false,
+    }
+}
+
+/// Whether directory `path` is excluded, itself or through an ancestor.
+fn dir_excluded(filters: &Filters, dirs: &mut HashMap<String, bool>, path: &str) -> bool {
+    if let Some(&known) = dirs.get(path) {
+        return known;
+    }
+    // Iteratively from the nearest known ancestor down (deep paths must
+    // not recurse deeply).
+    let mut missing = vec![path];
+    let mut current = path;
+    let mut above = false;
+    while let Some((parent, _)) = current.rsplit_once('/') {
+        if let Some(&known) = dirs.get(parent) {
+            above = known;
+            break;
+        }
+        missing.push(parent);
+        current = parent;
+    }
+    for dir in missing.into_iter().rev() {
+        above = above || filters.excludes(Path::new(dir), true);
+        dirs.insert(dir.to_owned(), above);
+    }
+    above
 }
