@@ -191,6 +191,24 @@ impl Sandbox {
         run(cmd)
     }
 
+    /// `agentctx install <agent> --program <this build> <extra...>` in the
+    /// project: the one way every test installs.
+    pub fn install(&self, agent: &str, extra: &[&str]) -> AgentRun {
+        let program = agentctx_bin();
+        let program = program.to_string_lossy().into_owned();
+        let mut args = vec!["install", agent, "--program", program.as_str()];
+        args.extend_from_slice(extra);
+        self.agentctx(&self.root, &args)
+    }
+
+    /// The texts of [`Sandbox::captures`], in the same order.
+    pub fn capture_texts(&self) -> Vec<String> {
+        self.captures()
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap_or_default())
+            .collect()
+    }
+
     /// The capture files AgentMem wrote under this sandbox's default
     /// memory folder (`~/.agent-kit/MEMORY`), sorted.
     pub fn captures(&self) -> Vec<PathBuf> {

@@ -38,11 +38,7 @@ fn project() -> Sandbox {
         "---\nname: researcher\ndescription: Researches the code base.\ntools: Read, Edit, Write\n---\nYou research.\n",
     );
     s.commit();
-    let program = agentctx_bin();
-    let run = s.agentctx(
-        &s.root,
-        &["install", "claude", "--program", program.to_str().unwrap()],
-    );
+    let run = s.install("claude", &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     record_hooks(&s);
     s
@@ -371,13 +367,7 @@ fn uninstall_leaves_the_settings_as_they_were() {
     let original = "{\n  \"permissions\":   {\"allow\": [\"Read\"]}\n}\n";
     let settings = s.write(".claude/settings.local.json", original);
     s.commit();
-    let program = agentctx_bin();
-    let program = program.to_str().unwrap();
-    assert_eq!(
-        s.agentctx(&s.root, &["install", "claude", "--program", program])
-            .code,
-        Some(0)
-    );
+    assert_eq!(s.install("claude", &[]).code, Some(0));
     assert_ne!(std::fs::read_to_string(&settings).unwrap(), original);
     let mock = MockApi::start(
         Script::new().conversation("E2E-MAIN:un", vec![vec![Block::text("UN-DONE")]]),
@@ -585,17 +575,7 @@ fn a_changed_or_new_agents_md_is_reported_again_and_claude_md_projects_get_the_b
 #[ignore = "needs the real Claude Code: scripts/e2e"]
 fn replacing_the_builtin_loader_gives_the_chain_and_path_reminders_once() {
     let s = project();
-    let program = agentctx_bin();
-    let run = s.agentctx(
-        &s.root,
-        &[
-            "install",
-            "claude",
-            "--program",
-            program.to_str().unwrap(),
-            "--replace-agents-md-loader",
-        ],
-    );
+    let run = s.install("claude", &["--replace-agents-md-loader"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let root = s.root.display().to_string();
     let mock = MockApi::start(Script::new().conversation(
@@ -645,17 +625,7 @@ fn bench_builtin_loader_against_path_reminders() {
         }
         s.commit();
         if replace {
-            let program = agentctx_bin();
-            let run = s.agentctx(
-                &s.root,
-                &[
-                    "install",
-                    "claude",
-                    "--program",
-                    program.to_str().unwrap(),
-                    "--replace-agents-md-loader",
-                ],
-            );
+            let run = s.install("claude", &["--replace-agents-md-loader"]);
             assert_eq!(run.code, Some(0));
         }
         let root = s.root.display().to_string();
@@ -767,11 +737,7 @@ fn capture_on_stop_keeps_the_main_answer_once() {
     ));
     let run = s.claude(mock.base_url(), &s.root, "E2E-MAIN:stop", &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    let texts: Vec<String> = s
-        .captures()
-        .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap())
-        .collect();
+    let texts = s.capture_texts();
     assert_eq!(texts.len(), 1, "{texts:#?}");
     assert!(texts[0].contains("MAIN-ANSWER-BODY"), "{texts:#?}");
 }

@@ -9,9 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agentctx_e2e::{
-    Block, MockApi, Sandbox, Script, agentctx_bin, claude_bin, claude_eras, workspace_root,
-};
+use agentctx_e2e::{Block, MockApi, Sandbox, Script, claude_bin, claude_eras, workspace_root};
 use serde_json::json;
 
 fn version_tuple(version: &str) -> (u32, u32, u32) {
@@ -34,18 +32,7 @@ fn era_session(version: &str, bin: &Path) {
         );
     }
     s.commit();
-    let program = agentctx_bin();
-    let run = s.agentctx(
-        &s.root,
-        &[
-            "install",
-            "claude",
-            "--program",
-            program.to_str().unwrap(),
-            "--agent-version",
-            version,
-        ],
-    );
+    let run = s.install("claude", &["--agent-version", version]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     // The sub-agent tool was renamed from Task to Agent in 2.1.63.
     let tool = if version_tuple(version) >= (2, 1, 63) {
@@ -104,11 +91,7 @@ fn era_session(version: &str, bin: &Path) {
         1,
         "{version}: the sub-agents ran"
     );
-    let texts: Vec<String> = s
-        .captures()
-        .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap())
-        .collect();
+    let texts = s.capture_texts();
     let log = std::fs::read_to_string(s.home.join(".local/state/agentctx/agentmem.log"))
         .unwrap_or_default();
     for (body, description) in [

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
-use agentctx_e2e::{Block, MockApi, Sandbox, Script, agentctx_bin, text_of_request};
+use agentctx_e2e::{Block, MockApi, Sandbox, Script, text_of_request};
 use serde_json::{Value, json};
 
 fn count(haystack: &str, needle: &str) -> usize {
@@ -32,17 +32,7 @@ fn project(mock: &MockApi) -> Sandbox {
     s.commit();
     s.codex_config(mock.base_url(), "");
     s.record_codex_hooks();
-    let program = agentctx_bin();
-    let run = s.agentctx(
-        &s.root,
-        &[
-            "install",
-            "codex",
-            "--trust",
-            "--program",
-            program.to_str().unwrap(),
-        ],
-    );
+    let run = s.install("codex", &["--trust"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     s
 }
@@ -171,11 +161,7 @@ fn codex_tour_trust_context_shell_reads_patches_and_denials() {
     assert_eq!(count(&last, "packages/api/AGENTS.md (mtime: "), 1);
     // The plain turn's answer is captured once (the Stop hook; CODEX_HOME is
     // not ~/.codex here).
-    let texts: Vec<String> = s
-        .captures()
-        .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap())
-        .collect();
+    let texts = s.capture_texts();
     assert_eq!(texts.len(), 1, "{texts:#?}");
     assert!(texts[0].contains("TOUR-BODY"), "{texts:#?}");
     s.record_codex_fixtures();
@@ -196,11 +182,7 @@ fn without_the_trust_step_codex_runs_no_hook_and_install_says_so() {
     );
     s.commit();
     s.codex_config(mock.base_url(), "");
-    let program = agentctx_bin();
-    let run = s.agentctx(
-        &s.root,
-        &["install", "codex", "--program", program.to_str().unwrap()],
-    );
+    let run = s.install("codex", &[]);
     assert!(run.stdout.contains("Hooks need review"), "{}", run.stdout);
     let run = s.codex(&s.root, "E2E-CODEX:untrusted", &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
@@ -210,16 +192,7 @@ fn without_the_trust_step_codex_runs_no_hook_and_install_says_so() {
         "untrusted hooks do not run: {first}"
     );
     // The trust step, then the same session start runs them.
-    let run = s.agentctx(
-        &s.root,
-        &[
-            "install",
-            "codex",
-            "--trust",
-            "--program",
-            program.to_str().unwrap(),
-        ],
-    );
+    let run = s.install("codex", &["--trust"]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let run = s.codex(&s.root, "E2E-CODEX:untrusted", &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
@@ -237,17 +210,10 @@ fn codex_uninstall_leaves_codex_home_and_the_project_as_they_were() {
     s.codex_config(mock.base_url(), "");
     let config = s.codex_home().join("config.toml");
     let before = std::fs::read_to_string(&config).unwrap();
-    let program = agentctx_bin();
     for scope in [&[][..], &["--user"][..]] {
-        let mut args = vec![
-            "install",
-            "codex",
-            "--trust",
-            "--program",
-            program.to_str().unwrap(),
-        ];
-        args.extend_from_slice(scope);
-        assert_eq!(s.agentctx(&s.root, &args).code, Some(0));
+        let mut extra = vec!["--trust"];
+        extra.extend_from_slice(scope);
+        assert_eq!(s.install("codex", &extra).code, Some(0));
         let mut args = vec!["uninstall", "codex"];
         args.extend_from_slice(scope);
         let run = s.agentctx(&s.root, &args);
