@@ -179,16 +179,8 @@ fn file_list(
     };
     let overrides = rules.map(|r| r.rule_set().file_list).unwrap_or_default();
     let options = FileListOptions {
-        token_cache: token_cache(host),
+        token_cache: crate::compose_remote::token_cache(host),
         ..FileListOptions::layered(&host.config.file_list_context, &overrides)
     };
     Ok(list_local(&root, &options)?.text)
-}
-
-/// Where line token counts are kept between runs (a budget then needs no
-/// tokenizer on an unchanged tree).
-pub(crate) fn token_cache(host: &Host<'_>) -> Option<std::path::PathBuf> {
-    host.env
-        .xdg_dir("XDG_CACHE_HOME", ".cache")
-        .map(|d| d.join("agentctx/filelist-tokens"))
 }

@@ -18,33 +18,54 @@ use agentctx_types::FileListOverrides;
 use crate::Host;
 use crate::compose::{Composed, Part, PartKind};
 
+/// How to fetch a remote listing rendered with `options`: the platform's
+/// token from the environment, the config's time limit and cache (none
+/// when `use_cache` is false or `cache_ttl_secs` is 0), and the depth a
+/// truncated tree is completed to. `agentctx files` and `agentctx
+/// context` both fetch with it.
+pub fn remote_options(
+    host: &Host<'_>,
+    platform: Platform,
+    options: &FileListOptions,
+    refresh: bool,
+    use_cache: bool,
+) -> RemoteOptions {
+    let config = &host.config.file_list_context;
+    RemoteOptions {
+        token: platform
+            .token_vars()
+            .iter()
+            .find_map(|v| host.env.get(v))
+            .map(str::to_owned),
+        timeout: options.timeout,
+        max_depth: remote::completion_depth(options),
+        cache_dir: (use_cache && config.cache_ttl_secs > 0)
+            .then(|| host.env.xdg_dir("XDG_CACHE_HOME", ".cache"))
+            .flatten()
+            .map(|d| d.join("agentctx/filelist")),
+        cache_ttl: Duration::from_secs(config.cache_ttl_secs),
+        refresh,
+    }
+}
+
+/// Where line token counts are kept between runs (a budget then needs no
+/// tokenizer on an unchanged tree).
+pub fn token_cache(host: &Host<'_>) -> Option<std::path::PathBuf> {
+    host.env
+        .xdg_dir("XDG_CACHE_HOME", ".cache")
+        .map(|d| d.join("agentctx/filelist-tokens"))
+}
+
 /// Composes the context of `repo` (file list and the remote's root
 /// AGENTS.md). What fails is left out with a warning, never the whole.
 pub fn compose_remote(host: &Host<'_>, repo: &RemoteRepo, refresh: bool) -> Composed {
     let mut composed = Composed::default();
     let config = &host.config.file_list_context;
     let options = FileListOptions {
-        token_cache: crate::compose::token_cache(host),
+        token_cache: token_cache(host),
         ..FileListOptions::layered(config, &FileListOverrides::default())
     };
-    let token_vars: &[&str] = match repo.platform {
-        Platform::GitHub => &["GITHUB_TOKEN", "GH_TOKEN"],
-        Platform::GitLab => &["GITLAB_TOKEN"],
-    };
-    let remote_options = RemoteOptions {
-        token: token_vars
-            .iter()
-            .find_map(|v| host.env.get(v))
-            .map(str::to_owned),
-        timeout: Duration::from_secs(config.timeout_secs.get()),
-        max_depth: remote::completion_depth(&options),
-        cache_dir: (config.cache_ttl_secs > 0)
-            .then(|| host.env.xdg_dir("XDG_CACHE_HOME", ".cache"))
-            .flatten()
-            .map(|d| d.join("agentctx/filelist")),
-        cache_ttl: Duration::from_secs(config.cache_ttl_secs),
-        refresh,
-    };
+    let remote_options = remote_options(host, repo.platform, &options, refresh, true);
     let listing = match remote::fetch(repo, &remote_options) {
         Ok(listing) => listing,
         Err(error) => {

@@ -48,7 +48,7 @@ mod tools;
 
 pub use agents_md::{BuiltinLoader, builtin_loader, claude_user_settings};
 pub use compose::{ComposeParts, Composed, Part, PartKind, compose, join};
-pub use compose_remote::compose_remote;
+pub use compose_remote::{compose_remote, remote_options, token_cache};
 pub use guard::{Guard, Verdict};
 pub use handle::{HookOutcome, detect_agent, handle};
 pub use host::{Host, RulesError};

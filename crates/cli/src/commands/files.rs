@@ -1,7 +1,6 @@
 //! `agentctx files`: the project's file list.
 
 use std::io::Write;
-use std::time::Duration;
 
 use agentctx_filelist::{FileList, FileListFormat, FileListOptions, Tokenizer, list_local};
 use agentctx_types::{FileListConfig, FileListOverrides, FileListReport};
@@ -68,10 +67,7 @@ pub fn options(
     // `--json` reports the count; a budget alone counts only when byte
     // lengths do not decide.
     options.count_tokens = inv.json;
-    options.token_cache = inv
-        .env
-        .xdg_dir("XDG_CACHE_HOME", ".cache")
-        .map(|d| d.join("agentctx/filelist-tokens"));
+    options.token_cache = agentctx_hooks::token_cache(&host(inv));
     options.tokenizer = if args.tokenizer == "cl100k" {
         Tokenizer::Cl100k
     } else {
@@ -115,11 +111,19 @@ pub fn report(list: &FileList) -> FileListReport {
     }
 }
 
+fn host(inv: &Invocation) -> agentctx_hooks::Host<'_> {
+    agentctx_hooks::Host {
+        config: &inv.config.config,
+        env: &inv.env,
+        process_cwd: Some(&inv.cwd),
+    }
+}
+
 /// `--github`, `--gitlab`, `--from-json`: the same listing from a hosting
 /// API. Config and flags apply; a local rule file does not (it belongs to
 /// another project).
 fn remote(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    use agentctx_filelist::{Platform, RemoteOptions, RemoteRepo, remote};
+    use agentctx_filelist::{Platform, RemoteRepo, remote};
     let config = &inv.config.config.file_list_context;
     let options = options(inv, config, &FileListOverrides::default(), args)?;
     let listing = if let Some(source) = &args.from_json {
@@ -143,30 +147,19 @@ fn remote(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Re
         };
         remote::from_json(platform, &text, &name, &name)?
     } else {
-        let (platform, spec, token_vars): (_, _, &[&str]) = match (&args.github, &args.gitlab) {
-            (Some(spec), _) => (Platform::GitHub, spec, &["GITHUB_TOKEN", "GH_TOKEN"]),
-            (_, Some(spec)) => (Platform::GitLab, spec, &["GITLAB_TOKEN"]),
+        let (platform, spec) = match (&args.github, &args.gitlab) {
+            (Some(spec), _) => (Platform::GitHub, spec),
+            (_, Some(spec)) => (Platform::GitLab, spec),
             _ => anyhow::bail!("--github or --gitlab is needed"),
         };
         let repo = RemoteRepo::parse(platform, spec, args.api_url.as_deref());
-        let cache_dir = (!args.no_cache && config.cache_ttl_secs > 0)
-            .then(|| {
-                inv.env
-                    .xdg_dir("XDG_CACHE_HOME", ".cache")
-                    .map(|d| d.join("agentctx/filelist"))
-            })
-            .flatten();
-        let remote_options = RemoteOptions {
-            token: token_vars
-                .iter()
-                .find_map(|v| inv.env.get(v))
-                .map(str::to_owned),
-            timeout: options.timeout,
-            max_depth: agentctx_filelist::remote::completion_depth(&options),
-            cache_dir,
-            cache_ttl: Duration::from_secs(config.cache_ttl_secs),
-            refresh: args.refresh,
-        };
+        let remote_options = agentctx_hooks::remote_options(
+            &host(inv),
+            platform,
+            &options,
+            args.refresh,
+            !args.no_cache,
+        );
         remote::fetch(&repo, &remote_options)?
     };
     let list = agentctx_filelist::render_remote(&listing, &options)?;

@@ -34,6 +34,14 @@ impl Platform {
         }
     }
 
+    /// The environment variables that may hold a token, in order.
+    pub fn token_vars(self) -> &'static [&'static str] {
+        match self {
+            Self::GitHub => &["GITHUB_TOKEN", "GH_TOKEN"],
+            Self::GitLab => &["GITLAB_TOKEN"],
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Self::GitHub => "GitHub",
