@@ -271,7 +271,16 @@ fn render_keyed(
         None => {
             let mut r = render::render(listing, &tree, &classes, &order, &render_options);
             // Compact is never larger than the whole tree it summarises.
-            if r.format == FileListFormat::Compact {
+            // The whole tree has at least two bytes per directory (`x/`)
+            // and, ungrouped, per file: a compact text below that bound
+            // is smaller without rendering the tree.
+            let tree_at_least = 2 * tree.dirs_total
+                + if options.group {
+                    0
+                } else {
+                    2 * tree.files_total
+                };
+            if r.format == FileListFormat::Compact && r.text.len() >= tree_at_least {
                 let whole = render::RenderOptions {
                     format: FileListFormat::Tree,
                     max_files: usize::MAX,

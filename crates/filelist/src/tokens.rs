@@ -128,7 +128,9 @@ pub fn fit(
         return (r, o);
     };
     let (rendered, o) = at(n);
+    // (Asked for compact, it was tried first and did not fit.)
     if rendered.top_hidden > 0
+        && options.format != FileListFormat::Compact
         && let Some(found) = compact()
     {
         return found;
