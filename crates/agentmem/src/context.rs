@@ -13,7 +13,9 @@ use std::fmt::Write as _;
 use rusqlite::{OptionalExtension, params};
 use sha2::Digest as _;
 
-use crate::store::{Filter, MemoryStore, Record, StoreError};
+use agentctx_types::{CaptureRecord, MemoryContext};
+
+use crate::store::{Filter, MemoryStore, StoreError};
 
 /// Counts tokens the way the model will. Given to [`MemoryStore::context`]
 /// so this crate carries no vocabulary of its own.
@@ -22,17 +24,6 @@ pub trait TokenCounter {
     fn encoding(&self) -> &str;
     /// Tokens in `text`.
     fn count(&self, text: &str) -> Result<usize, Box<dyn std::error::Error + Send + Sync>>;
-}
-
-/// A `mem context` block.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MemoryContext {
-    /// `<memory_context query="...">` ... `</memory_context>`.
-    pub text: String,
-    /// Captures that matched (at most the filter's limit).
-    pub matches: usize,
-    /// Captures in the block (the best `shown` of the matches).
-    pub shown: usize,
 }
 
 /// Characters of a capture's output an entry shows.
@@ -78,9 +69,10 @@ impl MemoryStore {
             shown
         };
         Ok(MemoryContext {
+            query: query.to_owned(),
             text: format!("{open}{}{close}", entries[..shown].concat()),
-            matches: hits.len(),
-            shown,
+            matches: hits.len() as u64,
+            shown: shown as u64,
         })
     }
 
@@ -124,7 +116,7 @@ fn open_tag(query: &str) -> String {
 }
 
 /// One capture in the block: a heading, its file, the start of its output.
-fn entry(record: &Record) -> String {
+fn entry(record: &CaptureRecord) -> String {
     // A capture deleted since the index was read shows its heading alone.
     let output = std::fs::read_to_string(&record.path).unwrap_or_default();
     let start = output

@@ -3,36 +3,7 @@
 use std::io::Write as _;
 use std::path::Path;
 
-use serde::Serialize;
-
-/// One capture attempt, as appended to `AGENTMEM_EVENTS_PATH`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct CaptureEvent {
-    /// When (local time, as in capture files).
-    pub timestamp: String,
-    /// `claude` or `codex`.
-    pub source_app: String,
-    /// `claude-hook`, `codex-notify` or `codex-hook`.
-    pub source: String,
-    /// The agent's session (thread) id.
-    pub session_id: Option<String>,
-    /// The hook event, e.g. `SubagentStop` or `agent-turn-complete`.
-    pub hook_event_type: Option<String>,
-    /// `captured`, `duplicate`, `skipped` or `failed`.
-    pub outcome: String,
-    /// The file written, when one was.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub capture_path: Option<String>,
-    /// Its category.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub category: Option<String>,
-    /// The agent type in its name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent_type: Option<String>,
-    /// What went wrong, for `failed` (and why, for `skipped`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
+use agentctx_types::CaptureEvent;
 
 /// Appends the event as one line with one `write` in append mode, so lines
 /// of concurrent hooks never interleave.

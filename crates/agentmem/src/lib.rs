@@ -56,10 +56,8 @@ pub use capture::{
     CaptureError, CaptureOutcome, CaptureSettings, Origin, Trigger, capture, expand_home,
     zoned_stamp,
 };
-pub use context::{MemoryContext, TokenCounter};
-pub use events::{CaptureEvent, append_event};
+pub use context::TokenCounter;
+pub use events::append_event;
 pub use parse::ParseError;
-pub use run::{CaptureReport, capture_with_config, memory_root};
-pub use store::{
-    FULL_CHECK_LIMIT, Filter, Hit, MemoryStore, Reconciled, Record, Stats, StoreError,
-};
+pub use run::{CaptureReport, StoreLocation, capture_with_config, memory_root};
+pub use store::{FULL_CHECK_LIMIT, Filter, MemoryStore, Reconciled, StoreError};

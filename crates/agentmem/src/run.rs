@@ -4,10 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use agentctx_types::AgentMemConfig;
+use agentctx_types::{AgentMemConfig, CaptureEvent};
 
 use crate::capture::{CaptureOutcome, CaptureSettings, Trigger, capture, expand_home, zoned_stamp};
-use crate::events::{CaptureEvent, append_event};
+use crate::events::append_event;
+use crate::store::{MemoryStore, Reconciled, StoreError};
 
 /// How a configured capture ended: the outcome, and the log line that says
 /// so (`captured ...`, `duplicate ...`, `skipped (...): why`, `failed ...`).
@@ -17,6 +18,44 @@ pub struct CaptureReport {
     pub outcome: Result<CaptureOutcome, String>,
     /// One line for `agentmem.log`.
     pub line: String,
+}
+
+/// Where a configured memory store lives: its folder, and where its index
+/// goes when the folder cannot hold one (a read-only medium).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreLocation {
+    /// The memory folder ([`memory_root`]).
+    pub root: PathBuf,
+    /// `$XDG_CACHE_HOME/agentctx/agentmem`, for an index the folder cannot hold.
+    pub index_fallback: Option<PathBuf>,
+}
+
+impl StoreLocation {
+    /// The configured store; `None` without `agentmem.root` or a home.
+    pub fn from_config(
+        config: &AgentMemConfig,
+        home: Option<&Path>,
+        cache_home: Option<&Path>,
+    ) -> Option<Self> {
+        Some(Self {
+            root: memory_root(config, home)?,
+            index_fallback: cache_home.map(|c| c.join("agentctx/agentmem")),
+        })
+    }
+
+    /// The store, reconciled with its folder (what every reader does
+    /// first), and what reconciling found.
+    ///
+    /// # Errors
+    /// The folder or the index cannot be read or written.
+    pub fn open(&self) -> Result<(MemoryStore, Reconciled), StoreError> {
+        let mut store = match &self.index_fallback {
+            Some(fallback) => MemoryStore::open_or_elsewhere(&self.root, fallback)?,
+            None => MemoryStore::open(&self.root)?,
+        };
+        let report = store.reconcile()?;
+        Ok((store, report))
+    }
 }
 
 /// The memory folder: `agentmem.root` (`~` expanded), else `~/.agent-kit/MEMORY`.

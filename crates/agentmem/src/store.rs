@@ -6,45 +6,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+use agentctx_types::{CaptureRecord, MemoryStats, SearchHit};
 use rusqlite::{Connection, OptionalExtension, params};
-use serde::Serialize;
-
-/// A capture as the index knows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Record {
-    /// The file name without `.md`.
-    pub id: String,
-    /// The file.
-    pub path: PathBuf,
-    /// `RESEARCH`, `DECISION`, ...
-    pub category: String,
-    /// The agent type (`executor`).
-    pub agent: String,
-    /// `claude-hook`, `codex-notify`, `codex-hook`, or empty.
-    pub source: String,
-    /// The session id, or empty.
-    pub session: String,
-    /// The capture's cwd, or empty.
-    pub project: String,
-    /// `YYYY-MM-DD HH:MM:SS` local time (from the file name when it has one).
-    pub time: String,
-    /// The completion message.
-    pub completion: String,
-    /// The description, or empty.
-    pub description: String,
-}
-
-/// A search hit.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Hit {
-    /// The capture.
-    #[serde(flatten)]
-    pub record: Record,
-    /// A short excerpt with matches in `[brackets]`.
-    pub snippet: String,
-    /// bm25 score (lower is better).
-    pub score: f64,
-}
 
 /// Filters shared by list, search and context.
 #[derive(Clone, Debug, Default)]
@@ -76,23 +39,6 @@ pub struct Reconciled {
     pub removed: usize,
     /// Files that do not parse, with the reason (skipped).
     pub unparsable: Vec<(PathBuf, String)>,
-}
-
-/// Counts for `mem stats`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Stats {
-    /// Captures indexed.
-    pub total: u64,
-    /// Per category.
-    pub by_category: BTreeMap<String, u64>,
-    /// Per agent type.
-    pub by_agent: BTreeMap<String, u64>,
-    /// Per month (`YYYY-MM`).
-    pub by_month: BTreeMap<String, u64>,
-    /// Bytes of the index file.
-    pub index_bytes: u64,
-    /// Bytes of the capture files.
-    pub captures_bytes: u64,
 }
 
 /// What can go wrong with the store. A missing or corrupt index is never
@@ -480,7 +426,7 @@ impl MemoryStore {
     }
 
     /// Captures matching `filter`, newest first.
-    pub fn list(&self, filter: &Filter) -> Result<Vec<Record>, StoreError> {
+    pub fn list(&self, filter: &Filter) -> Result<Vec<CaptureRecord>, StoreError> {
         let (clause, values) = where_clause(filter, 0);
         let limit = if filter.limit == 0 {
             -1
@@ -499,7 +445,7 @@ impl MemoryStore {
 
     /// Ranked matches for `query` (docs/agentmem.md: words, "phrases",
     /// prefix*, category:X, agent:X, source:X).
-    pub fn search(&self, query: &str, filter: &Filter) -> Result<Vec<Hit>, StoreError> {
+    pub fn search(&self, query: &str, filter: &Filter) -> Result<Vec<SearchHit>, StoreError> {
         let parsed = crate::query::parse_query(query)?;
         let mut filter = filter.clone();
         filter.categories.extend(parsed.categories);
@@ -511,7 +457,7 @@ impl MemoryStore {
             return Ok(self
                 .list(&Filter { limit, ..filter })?
                 .into_iter()
-                .map(|record| Hit {
+                .map(|record| SearchHit {
                     record,
                     snippet: String::new(),
                     score: 0.0,
@@ -551,7 +497,7 @@ impl MemoryStore {
                 let snippet = crate::parse::parse_capture(&record.path)
                     .map(|c| crate::query::snippet(&c.body, &parsed.terms))
                     .unwrap_or_default();
-                Hit {
+                SearchHit {
                     record,
                     snippet,
                     score,
@@ -597,7 +543,7 @@ impl MemoryStore {
 
     /// The capture named by `id_or_path`: a path, a file name without
     /// `.md`, or a unique prefix of one.
-    pub fn find(&self, id_or_path: &str) -> Result<Record, StoreError> {
+    pub fn find(&self, id_or_path: &str) -> Result<CaptureRecord, StoreError> {
         let mut stmt = self
             .conn
             .prepare(&format!("SELECT {RECORD_COLUMNS} FROM captures c WHERE c.path = ?1 OR c.name = ?1 OR c.name LIKE ?2 ESCAPE '\\' ORDER BY c.name LIMIT 2"))
@@ -607,7 +553,7 @@ impl MemoryStore {
             .replace('\\', "\\\\")
             .replace('%', "\\%")
             .replace('_', "\\_");
-        let found: Vec<Record> = stmt
+        let found: Vec<CaptureRecord> = stmt
             .query_map(params![id_or_path, format!("{escaped}%")], record_from_row)
             .at(&self.root)?
             .collect::<Result<_, _>>()
@@ -625,8 +571,8 @@ impl MemoryStore {
     }
 
     /// Counts per category, agent and month, and sizes.
-    pub fn stats(&self) -> Result<Stats, StoreError> {
-        let mut stats = Stats::default();
+    pub fn stats(&self) -> Result<MemoryStats, StoreError> {
+        let mut stats = MemoryStats::default();
         let mut stmt = self
             .conn
             .prepare("SELECT category, agent, substr(time, 1, 7), size FROM captures")
@@ -750,8 +696,8 @@ fn sync_dir(
 
 const RECORD_COLUMNS: &str = "c.name, c.path, c.category, c.agent, c.source, c.session, c.project, c.time, c.completion, c.description";
 
-fn record_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Record> {
-    Ok(Record {
+fn record_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CaptureRecord> {
+    Ok(CaptureRecord {
         id: r.get(0)?,
         path: PathBuf::from(r.get::<_, String>(1)?),
         category: r.get(2)?,

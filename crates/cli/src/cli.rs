@@ -2,6 +2,9 @@
 
 use std::path::PathBuf;
 
+use agentctx_filelist::{Platform, Tokenizer};
+use agentctx_types::{FileListFormat, HookAgent};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};
 
 /// Assemble and guard the context of a coding agent.
@@ -173,8 +176,8 @@ pub struct SchemaArgs {
 #[derive(Debug, Args)]
 pub struct FilesArgs {
     /// tree, flat or compact (default from file_list_context.format, or the rule file).
-    #[arg(long, value_parser = ["tree", "flat", "compact"])]
-    pub format: Option<String>,
+    #[arg(long, value_parser = one_of::<FileListFormat>(&["tree", "flat", "compact"]))]
+    pub format: Option<FileListFormat>,
     /// Deepest level shown; the root's children are depth 1.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_depth: Option<u64>,
@@ -203,8 +206,8 @@ pub struct FilesArgs {
     #[arg(long, value_name = "N")]
     pub token_budget: Option<usize>,
     /// Tokenizer for --token-budget and the JSON token count.
-    #[arg(long, value_parser = ["o200k", "cl100k"], default_value = "o200k")]
-    pub tokenizer: String,
+    #[arg(long, value_parser = one_of::<Tokenizer>(&["o200k", "cl100k"]), default_value = "o200k")]
+    pub tokenizer: Tokenizer,
     /// Do not group runs of numbered files.
     #[arg(long)]
     pub no_group: bool,
@@ -227,8 +230,8 @@ pub struct FilesArgs {
     #[arg(long, value_name = "FILE", requires = "platform")]
     pub from_json: Option<String>,
     /// The platform of --from-json.
-    #[arg(long, value_parser = ["github", "gitlab"])]
-    pub platform: Option<String>,
+    #[arg(long, value_parser = one_of::<Platform>(&["github", "gitlab"]))]
+    pub platform: Option<Platform>,
     /// Neither read nor write the remote-listing cache.
     #[arg(long)]
     pub no_cache: bool,
@@ -352,22 +355,12 @@ pub struct ContextArgs {
     pub refresh: bool,
 }
 
-/// A coding agent agentctx plugs into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum AgentArg {
-    /// Claude Code.
-    Claude,
-    /// Codex CLI.
-    Codex,
-}
-
-impl From<AgentArg> for agentctx_types::HookAgent {
-    fn from(agent: AgentArg) -> Self {
-        match agent {
-            AgentArg::Claude => Self::Claude,
-            AgentArg::Codex => Self::Codex,
-        }
-    }
+/// One of `names`, parsed into the type they name.
+fn one_of<T>(names: &'static [&'static str]) -> impl TypedValueParser<Value = T>
+where
+    T: std::str::FromStr<Err = agentctx_types::UnknownName> + Clone + Send + Sync + 'static,
+{
+    PossibleValuesParser::new(names).try_map(|name| name.parse::<T>())
 }
 
 #[derive(Debug, Args)]
@@ -376,15 +369,15 @@ pub struct HookArgs {
     #[arg(long)]
     pub explain: bool,
     /// The agent that runs the hook (install writes it); without it, told from the payload.
-    #[arg(long, value_enum)]
-    pub agent: Option<AgentArg>,
+    #[arg(long, value_parser = one_of::<HookAgent>(&["claude", "codex"]))]
+    pub agent: Option<HookAgent>,
 }
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
     /// claude or codex.
-    #[arg(value_enum)]
-    pub agent: AgentArg,
+    #[arg(value_parser = one_of::<HookAgent>(&["claude", "codex"]))]
+    pub agent: HookAgent,
     /// This project, for you (default): Claude Code's .claude/settings.local.json at the root.
     #[arg(long, conflicts_with_all = ["user", "shared"])]
     pub project: bool,

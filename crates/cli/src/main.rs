@@ -98,39 +98,29 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         Err(error) => return Err(error),
     };
     let config_file = cli.global.config.as_ref().map(|f| cwd.join(f));
-    let loaded = config::load(&ConfigRequest {
+    let request = ConfigRequest {
         cwd: &cwd,
         config_file: config_file.as_deref(),
         sets: &cli.global.set,
         env: &env,
-    });
-    let config = match loaded {
-        Ok(config) => config,
+    };
+    let config = if agent_entry {
         // A hook must never break the agent: it runs on every value that is
         // valid (the rules' policy included) and logs the problem instead
         // of exiting 2.
-        Err(error) if agent_entry => {
+        let (salvaged, errors) = config::load_salvaging(&request);
+        if let Some(error) = errors.first() {
             let log = if matches!(cli.command, Command::Hook(_)) {
                 "hook.log"
             } else {
                 "agentmem.log"
             };
-            let (salvaged, _) = config::load_salvaging(&ConfigRequest {
-                cwd: &cwd,
-                config_file: config_file.as_deref(),
-                sets: &cli.global.set,
-                env: &env,
-            });
-            commands::mem::log_in(
-                &env,
-                &salvaged.config.agentmem,
-                log,
-                &[format!("config error, bad values dropped: {error}")],
-                true,
-            );
-            salvaged
+            let line = format!("config error, bad values dropped: {error}");
+            commands::mem::log_in(&env, &salvaged.config.agentmem, log, &[line], true);
         }
-        Err(error) => return Err(error.into()),
+        salvaged
+    } else {
+        config::load(&request)?
     };
     for file in &config.files {
         tracing::debug!("config read from {file}");

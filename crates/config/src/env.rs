@@ -32,6 +32,14 @@ impl Environment {
         }
     }
 
+    /// Codex's home: `$CODEX_HOME` when absolute, else `~/.codex`.
+    pub fn codex_home(&self) -> Option<PathBuf> {
+        self.get("CODEX_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| self.home().map(|h| h.join(".codex")))
+    }
+
     /// The variable's value; an empty value counts as unset.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.vars

@@ -52,7 +52,10 @@ pub use reminder::{
 };
 pub use resolver::Resolver;
 pub use root::{RootOptions, find_root};
-pub use session::{StartedSession, StoredResolve, resolve_in_store, resume_session, start_session};
+pub use session::{
+    StartedSession, StoredResolve, StoredResume, resolve_in_store, resume_in_store, resume_session,
+    start_session,
+};
 pub use store::{CorruptState, SessionStore, StoredState};
 pub use trim::{Trimmed, trim};
 

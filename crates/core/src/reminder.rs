@@ -60,6 +60,17 @@ pub struct ResumeDiff {
 }
 
 impl ResumeDiff {
+    /// The diff as `session resume --json` reports it, with its reminder.
+    pub fn report(&self) -> agentctx_types::ResumeReport {
+        agentctx_types::ResumeReport {
+            cwd: self.cwd.clone().map(|(a, b)| [a, b]),
+            root: self.root.clone().map(|(a, b)| [a, b]),
+            markers: self.markers.clone().map(|(a, b)| [a, b]),
+            recheck: self.recheck.clone(),
+            text: render_resume_diff(self),
+        }
+    }
+
     /// `true` when nothing differs.
     pub fn is_empty(&self) -> bool {
         self.cwd.is_none()

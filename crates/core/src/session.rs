@@ -87,6 +87,60 @@ pub fn resume_session(
     Ok((diff, resolver))
 }
 
+/// What [`resume_in_store`] did.
+#[derive(Debug)]
+pub struct StoredResume {
+    /// What differs from the stored session, when one was continued;
+    /// `None` when a session was started instead.
+    pub diff: Option<ResumeDiff>,
+    /// A session was started: the warnings of its initial chain.
+    pub fresh_warnings: Option<Vec<crate::chain::ChainWarning>>,
+    /// The state file that was unusable and has been rebuilt, if any.
+    pub rebuilt: Option<crate::store::CorruptState>,
+}
+
+/// The flow of a session that starts again (`session resume`, a
+/// `SessionStart` hook): under the store's lock, continue the stored
+/// session at `cwd` when `continue_stored` and there is one
+/// ([`resume_session`]), else start one; write the state when it changed.
+pub fn resume_in_store(
+    store: &crate::store::SessionStore,
+    cwd: &Path,
+    config: &AgentsConfig,
+    home: Option<PathBuf>,
+    continue_stored: bool,
+) -> Result<StoredResume, CoreError> {
+    use crate::store::StoredState;
+    store.update(|stored| match (continue_stored, stored) {
+        (true, StoredState::Found(state)) => match resume_session(state, cwd, config, home) {
+            Ok((diff, resolver)) => {
+                let write = resolver.is_changed();
+                let resumed = StoredResume {
+                    diff: Some(diff),
+                    fresh_warnings: None,
+                    rebuilt: None,
+                };
+                (Ok(resumed), write.then(|| resolver.into_state()))
+            }
+            Err(error) => (Err(error), None),
+        },
+        (_, other) => match start_session(cwd, config, home) {
+            Ok(started) => {
+                let started_fresh = StoredResume {
+                    diff: None,
+                    fresh_warnings: Some(started.chain.warnings),
+                    rebuilt: match other {
+                        StoredState::Corrupt(corrupt) => Some(corrupt),
+                        _ => None,
+                    },
+                };
+                (Ok(started_fresh), Some(started.resolver.into_state()))
+            }
+            Err(error) => (Err(error), None),
+        },
+    })?
+}
+
 /// What [`resolve_in_store`] did besides resolving.
 #[derive(Debug)]
 pub struct StoredResolve {

@@ -42,7 +42,7 @@ mod walk;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use agentctx_types::FileListFormat;
+pub use agentctx_types::{FileListFormat, FileListReport};
 pub use error::FileListError;
 pub use filters::{DEFAULT_EXCLUDES, Filters};
 pub use listing::{Entry, Listing, SourceNote};
@@ -147,37 +147,8 @@ impl FileListOptions {
     }
 }
 
-/// A rendered file list and what it shows.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileList {
-    /// The `<project_files>` block.
-    pub text: String,
-    /// The name in the header.
-    pub root: String,
-    /// The format actually used (a budget may switch to compact).
-    pub format: FileListFormat,
-    /// `generated=` as written, if any.
-    pub generated: Option<String>,
-    /// Files shown (a grouped run counts its files).
-    pub files_shown: usize,
-    /// Directories shown.
-    pub dirs_shown: usize,
-    /// Files after filters.
-    pub files_total: usize,
-    /// Directories after filters.
-    pub dirs_total: usize,
-    /// Every reason the listing is incomplete; empty when complete.
-    pub partial_reasons: Vec<String>,
-    /// Tokens of `text`, when counted.
-    pub tokens: Option<usize>,
-    /// The depth actually used.
-    pub max_depth: usize,
-    /// The entry limit actually used.
-    pub max_files: usize,
-}
-
 /// Walks `root` and renders its file list.
-pub fn list_local(root: &Path, options: &FileListOptions) -> Result<FileList, FileListError> {
+pub fn list_local(root: &Path, options: &FileListOptions) -> Result<FileListReport, FileListError> {
     let filters = Filters::new(options.default_excludes, &options.exclude, &options.include)?;
     let walk_options = walk::WalkOptions {
         follow_links: options.follow_links,
@@ -198,7 +169,7 @@ pub fn list_local(root: &Path, options: &FileListOptions) -> Result<FileList, Fi
 pub fn render_remote(
     listing: &Listing,
     options: &FileListOptions,
-) -> Result<FileList, FileListError> {
+) -> Result<FileListReport, FileListError> {
     let filters = Filters::new(options.default_excludes, &options.exclude, &options.include)?;
     render_keyed(listing, &filters, options, &listing.root_name)
 }
@@ -213,7 +184,7 @@ pub fn render_listing(
     listing: &Listing,
     filters: &Filters,
     options: &FileListOptions,
-) -> Result<FileList, FileListError> {
+) -> Result<FileListReport, FileListError> {
     render_keyed(listing, filters, options, &listing.root_name)
 }
 
@@ -224,7 +195,7 @@ fn render_keyed(
     filters: &Filters,
     options: &FileListOptions,
     key: &str,
-) -> Result<FileList, FileListError> {
+) -> Result<FileListReport, FileListError> {
     let counts = line_counts::LineCounts::load(
         options.tokenizer,
         options.token_cache.as_ref().map(|dir| {
@@ -301,18 +272,20 @@ fn render_keyed(
         None
     };
     counts.save();
-    Ok(FileList {
+    let n = |v: usize| v as u64;
+    Ok(FileListReport {
         text: rendered.text,
         root: listing.root_name.clone(),
         format: rendered.format,
         generated: rendered.generated,
-        files_shown: rendered.files_shown,
-        dirs_shown: rendered.dirs_shown,
-        files_total: rendered.files_total,
-        dirs_total: rendered.dirs_total,
+        files_shown: n(rendered.files_shown),
+        dirs_shown: n(rendered.dirs_shown),
+        files_total: n(rendered.files_total),
+        dirs_total: n(rendered.dirs_total),
+        partial: !rendered.partial_reasons.is_empty(),
         partial_reasons: rendered.partial_reasons,
-        tokens,
-        max_depth: used.max_depth,
-        max_files: used.max_files,
+        tokens: tokens.map(n),
+        max_depth: (used.max_depth != usize::MAX).then(|| n(used.max_depth)),
+        max_files: (used.max_files != usize::MAX).then(|| n(used.max_files)),
     })
 }

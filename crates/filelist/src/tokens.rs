@@ -20,6 +20,11 @@ pub enum Tokenizer {
     Cl100k,
 }
 
+agentctx_types::from_name!(Tokenizer, "tokenizer", [
+    "o200k" => Tokenizer::O200k,
+    "cl100k" => Tokenizer::Cl100k,
+]);
+
 impl Tokenizer {
     fn bpe(self) -> &'static CoreBPE {
         // The singletons build the encoder once per process (the slow

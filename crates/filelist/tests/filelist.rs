@@ -53,7 +53,7 @@ fn list(
     root: &Path,
     format: FileListFormat,
     tweak: impl FnOnce(&mut FileListOptions),
-) -> agentctx_filelist::FileList {
+) -> agentctx_filelist::FileListReport {
     let mut options = FileListOptions {
         format,
         ..FileListOptions::default()
@@ -450,7 +450,7 @@ fn counts_equal_git_ls_files_plus_untracked_not_ignored() {
         .lines()
         .count();
     let l = list(r, FileListFormat::Flat, |o| o.max_files = Some(10_000));
-    assert_eq!(l.files_total, expected);
+    assert_eq!(l.files_total, expected as u64);
     assert_eq!(expected, 6, "the fixture's own arithmetic");
 }
 

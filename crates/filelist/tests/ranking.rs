@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::Path;
 
-use agentctx_filelist::{FileList, FileListFormat, FileListOptions, Tokenizer, list_local};
+use agentctx_filelist::{FileListFormat, FileListOptions, FileListReport, Tokenizer, list_local};
 
 fn write(root: &Path, files: &[String]) {
     for name in files {
@@ -16,7 +16,7 @@ fn write(root: &Path, files: &[String]) {
     }
 }
 
-fn list(root: &Path, set: impl FnOnce(&mut FileListOptions)) -> FileList {
+fn list(root: &Path, set: impl FnOnce(&mut FileListOptions)) -> FileListReport {
     let mut options = FileListOptions {
         threads: 1,
         count_tokens: true,
@@ -26,7 +26,7 @@ fn list(root: &Path, set: impl FnOnce(&mut FileListOptions)) -> FileList {
     list_local(root, &options).unwrap()
 }
 
-fn lines(list: &FileList) -> Vec<&str> {
+fn lines(list: &FileListReport) -> Vec<&str> {
     list.text.lines().collect()
 }
 
@@ -112,7 +112,7 @@ fn a_budget_is_used_to_at_least_nine_tenths() {
     let root = project(60, 25);
     for budget in [1000, 4000] {
         let l = list(root.path(), |o| o.token_budget = Some(budget));
-        let tokens = l.tokens.unwrap();
+        let tokens = usize::try_from(l.tokens.unwrap()).unwrap();
         assert!(tokens <= budget, "{tokens} > {budget}");
         assert!(
             tokens * 10 >= budget * 9,

@@ -7,45 +7,9 @@
 use std::path::Path;
 
 use agentctx_filelist::{FileListOptions, list_local};
-use agentctx_types::FileListPosition;
-use serde::Serialize;
+use agentctx_types::{ComposedContext, ContextPart, ContextPartKind};
 
 use crate::Host;
-
-/// Which material a part is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PartKind {
-    /// The rules' system prompt extension.
-    Rules,
-    /// The AGENTS.md chain from the root to the working directory.
-    Agents,
-    /// The project's file list.
-    Files,
-    /// A base system prompt given by the caller, with the extension in it.
-    System,
-}
-
-/// One composed part.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Part {
-    /// Which material.
-    pub kind: PartKind,
-    /// Its text.
-    pub text: String,
-}
-
-/// The composed context: the system part, the user-message prefix, and what
-/// went wrong on the way (each failing part is left out, never the whole).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Composed {
-    /// Parts for the system prompt.
-    pub system: Vec<Part>,
-    /// Parts for the start of the first user message.
-    pub user_prefix: Vec<Part>,
-    /// What was left out, and why.
-    pub warnings: Vec<String>,
-}
 
 /// Which parts to compose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,30 +31,52 @@ impl ComposeParts {
     };
 }
 
-impl Composed {
-    /// Every part, system first.
-    pub fn parts(&self) -> impl Iterator<Item = &Part> {
-        self.system.iter().chain(&self.user_prefix)
-    }
-
-    /// All parts as one text (system first), one blank line between parts.
-    pub fn text(&self) -> String {
-        join(self.parts())
-    }
+/// `composed` with a caller's base system prompt and tool descriptions
+/// around the rules' extension, in the spec's order: base, extension,
+/// tool descriptions (one `system` part); then the AGENTS.md chain and a
+/// system-position file list as they were. Empty parts are dropped.
+pub fn with_system_prompt(
+    mut composed: ComposedContext,
+    base: &str,
+    tool_descriptions: &str,
+) -> ComposedContext {
+    let extension = composed
+        .system
+        .iter()
+        .find(|p| p.kind == ContextPartKind::Rules)
+        .map(|p| p.text.clone());
+    let head = agentctx_rules::compose_system_prompt(base, extension.as_deref(), tool_descriptions);
+    let rest = composed
+        .system
+        .drain(..)
+        .filter(|p| p.kind != ContextPartKind::Rules);
+    composed.system = std::iter::once(ContextPart {
+        kind: ContextPartKind::System,
+        text: head,
+    })
+    .chain(rest)
+    .filter(|p| !p.text.trim().is_empty())
+    .collect();
+    composed
 }
 
-/// The parts joined with one blank line between them, ending in a newline.
-pub fn join<'p>(parts: impl IntoIterator<Item = &'p Part>) -> String {
-    let texts: Vec<&str> = parts.into_iter().map(|p| p.text.trim_end()).collect();
-    if texts.is_empty() {
-        return String::new();
+/// Fills `composed.tokens`: o200k tokens per part kind, and `total`.
+pub fn count_tokens(composed: &mut ComposedContext) {
+    let tokenizer = agentctx_filelist::Tokenizer::O200k;
+    let mut tokens = std::collections::BTreeMap::new();
+    let mut total = 0;
+    for part in composed.parts() {
+        let n = tokenizer.count(&part.text) as u64;
+        total += n;
+        *tokens.entry(part.kind.as_str().to_owned()).or_insert(0) += n;
     }
-    texts.join("\n\n") + "\n"
+    tokens.insert("total".to_owned(), total);
+    composed.tokens = Some(tokens);
 }
 
 /// Composes the chosen parts for `cwd`.
-pub fn compose(host: &Host<'_>, cwd: &Path, which: ComposeParts) -> Composed {
-    let mut composed = Composed::default();
+pub fn compose(host: &Host<'_>, cwd: &Path, which: ComposeParts) -> ComposedContext {
+    let mut composed = ComposedContext::default();
     let rules = match host.rules(cwd) {
         Ok(rules) => {
             if let Some(error) = rules.error() {
@@ -102,8 +88,8 @@ pub fn compose(host: &Host<'_>, cwd: &Path, which: ComposeParts) -> Composed {
                     .map(str::trim_end)
                     .filter(|t| !t.is_empty())
             {
-                composed.system.push(Part {
-                    kind: PartKind::Rules,
+                composed.system.push(ContextPart {
+                    kind: ContextPartKind::Rules,
                     text: text.to_owned(),
                 });
             }
@@ -122,8 +108,8 @@ pub fn compose(host: &Host<'_>, cwd: &Path, which: ComposeParts) -> Composed {
                     .extend(started.chain.warnings.iter().map(ToString::to_string));
                 let text = started.chain.render();
                 if !text.is_empty() {
-                    composed.system.push(Part {
-                        kind: PartKind::Agents,
+                    composed.system.push(ContextPart {
+                        kind: ContextPartKind::Agents,
                         text,
                     });
                 }
@@ -143,20 +129,6 @@ pub fn compose(host: &Host<'_>, cwd: &Path, which: ComposeParts) -> Composed {
         }
     }
     composed
-}
-
-impl Composed {
-    /// The file list, in the system prompt or the user message.
-    pub(crate) fn place_file_list(&mut self, position: FileListPosition, text: String) {
-        let part = Part {
-            kind: PartKind::Files,
-            text,
-        };
-        match position {
-            FileListPosition::SystemPrompt => self.system.push(part),
-            FileListPosition::UserMessage => self.user_prefix.push(part),
-        }
-    }
 }
 
 /// Why the file list was left out.

@@ -16,7 +16,7 @@ use agentctx_filelist::{FileListOptions, Platform, RemoteOptions, RemoteRepo, re
 use agentctx_types::FileListOverrides;
 
 use crate::Host;
-use crate::compose::{Composed, Part, PartKind};
+use agentctx_types::{ComposedContext, ContextPart, ContextPartKind};
 
 /// How to fetch a remote listing rendered with `options`: the platform's
 /// token from the environment, the config's time limit and cache (none
@@ -58,8 +58,8 @@ pub fn token_cache(host: &Host<'_>) -> Option<std::path::PathBuf> {
 
 /// Composes the context of `repo` (file list and the remote's root
 /// AGENTS.md). What fails is left out with a warning, never the whole.
-pub fn compose_remote(host: &Host<'_>, repo: &RemoteRepo, refresh: bool) -> Composed {
-    let mut composed = Composed::default();
+pub fn compose_remote(host: &Host<'_>, repo: &RemoteRepo, refresh: bool) -> ComposedContext {
+    let mut composed = ComposedContext::default();
     let config = &host.config.file_list_context;
     let options = FileListOptions {
         token_cache: token_cache(host),
@@ -81,8 +81,8 @@ pub fn compose_remote(host: &Host<'_>, repo: &RemoteRepo, refresh: bool) -> Comp
         .any(|e| !e.is_dir && e.path == "AGENTS.md");
     if let (true, Some(commit)) = (has_agents_md, &listing.commit) {
         match remote::fetch_file(repo, commit, "AGENTS.md", &remote_options) {
-            Ok(Some(text)) => composed.system.push(Part {
-                kind: PartKind::Agents,
+            Ok(Some(text)) => composed.system.push(ContextPart {
+                kind: ContextPartKind::Agents,
                 text: format!(
                     "<agents_context scope=\"initial\">\nInstructions from: {}@{commit}:AGENTS.md\n{}\n</agents_context>\n",
                     repo.repo,

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use agentctx_core::{
-    SessionStore, StoredState, render_resolve_paths_in, render_resume_diff_in, resume_session,
+    SessionStore, StoredState, render_resolve_paths_in, render_resume_diff_in, resume_in_store,
     start_session,
 };
 use agentctx_types::{HookAgent, HookInput, HookReply, ReminderEnvelope};
@@ -202,29 +202,17 @@ impl Call<'_> {
         };
         let resumed = matches!(source, "resume" | "compact");
         let envelope = self.envelope();
-        let result = store.update(|stored| match (resumed, stored) {
-            (true, StoredState::Found(state)) => {
-                match resume_session(state, self.cwd, agents, home) {
-                    Ok((mut diff, resolver)) => {
-                        if loader.initial {
-                            // A new agent process loads the chain as it is now.
-                            diff.recheck.clear();
-                        }
-                        let text = render_resume_diff_in(&diff, envelope);
-                        let write = resolver.is_changed();
-                        (Ok(Some(text)), write.then(|| resolver.into_state()))
-                    }
-                    Err(error) => (Err(error), None),
+        let result = resume_in_store(&store, self.cwd, agents, home, resumed).map(|r| {
+            r.diff.map(|mut diff| {
+                if loader.initial {
+                    // A new agent process loads the chain as it is now.
+                    diff.recheck.clear();
                 }
-            }
-            // startup, clear, or nothing to resume: a new session.
-            _ => match start_session(self.cwd, agents, home.clone()) {
-                Ok(started) => (Ok(None), Some(started.resolver.into_state())),
-                Err(error) => (Err(error), None),
-            },
+                render_resume_diff_in(&diff, envelope)
+            })
         });
         match result {
-            Ok(Ok(Some(diff))) => {
+            Ok(Some(diff)) => {
                 outcome.note(format!(
                     "{source}: session {} resumed",
                     store.path().display()
@@ -249,15 +237,14 @@ impl Call<'_> {
                     outcome.reply = Some(HookReply::context("SessionStart", diff));
                 }
             }
-            Ok(Ok(None)) => {
+            Ok(None) => {
                 outcome.note(format!(
                     "{source}: new session state in {}",
                     store.path().display()
                 ));
                 self.initial_context(parts, "SessionStart", outcome);
             }
-            Ok(Err(error)) => outcome.note(format!("AGENTS.md state not updated: {error}")),
-            Err(error) => outcome.note(format!("session state unusable: {error}")),
+            Err(error) => outcome.note(format!("AGENTS.md state not updated: {error}")),
         }
     }
 

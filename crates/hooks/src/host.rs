@@ -59,11 +59,7 @@ impl Host<'_> {
 
     /// Codex's home: `$CODEX_HOME` when absolute, else `~/.codex`.
     pub fn codex_home(&self) -> Option<PathBuf> {
-        self.env
-            .get("CODEX_HOME")
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .or_else(|| self.home().map(|h| h.join(".codex")))
+        self.env.codex_home()
     }
 
     /// Where session state files live.

@@ -47,7 +47,7 @@ mod shell;
 mod tools;
 
 pub use agents_md::{BuiltinLoader, builtin_loader, claude_user_settings};
-pub use compose::{ComposeParts, Composed, Part, PartKind, compose, join};
+pub use compose::{ComposeParts, compose, count_tokens, with_system_prompt};
 pub use compose_remote::{compose_remote, remote_options, token_cache};
 pub use guard::{Guard, Verdict};
 pub use handle::{HookOutcome, detect_agent, handle};

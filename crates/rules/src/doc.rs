@@ -74,26 +74,6 @@ impl RuleDoc {
     }
 }
 
-/// A problem in a rule file that does not stop it from applying.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RuleWarning {
-    /// The rule file.
-    pub path: PathBuf,
-    /// 1-based line, when known.
-    pub line: Option<u64>,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for RuleWarning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
-            None => write!(f, "{}: {}", self.path.display(), self.message),
-        }
-    }
-}
-
 /// A parsed rule file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsedRuleFile {
@@ -104,5 +84,5 @@ pub struct ParsedRuleFile {
     /// What it says.
     pub doc: RuleDoc,
     /// Unknown keys and similar.
-    pub warnings: Vec<RuleWarning>,
+    pub warnings: Vec<agentctx_types::RuleFinding>,
 }

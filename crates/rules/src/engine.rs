@@ -6,7 +6,9 @@ use agentctx_types::{
     DecisionRule, DecisionSubject, ProjectAgentRulesConfig, RuleDecision, RuleSet, RulesSource,
 };
 
-use crate::doc::{Entry, RuleDoc, RuleWarning};
+use agentctx_types::RuleFinding;
+
+use crate::doc::{Entry, RuleDoc};
 use crate::error::RuleFileError;
 use crate::paths::{LinkScanner, OnDisk, normalize_lexically};
 use crate::patterns::PatternSet;
@@ -29,7 +31,7 @@ pub struct Rules {
     /// `exclude` entries written `~/...`: paths in the home directory.
     home_exclude: PatternSet,
     home: Option<PathBuf>,
-    warnings: Vec<RuleWarning>,
+    warnings: Vec<RuleFinding>,
     error: Option<RuleFileError>,
 }
 
@@ -129,7 +131,7 @@ impl Rules {
         root: &Path,
         source: RulesSource,
         doc: RuleDoc,
-        warnings: Vec<RuleWarning>,
+        warnings: Vec<RuleFinding>,
         error: Option<RuleFileError>,
     ) -> Result<(Self, Option<crate::patterns::BadPattern>), DefaultRulesError> {
         let include = doc
@@ -206,8 +208,32 @@ impl Rules {
     }
 
     /// Problems that did not stop the rule file from applying (unknown keys).
-    pub fn warnings(&self) -> &[RuleWarning] {
+    pub fn warnings(&self) -> &[RuleFinding] {
         &self.warnings
+    }
+
+    /// Every problem with the rules, as sentences: the broken file and
+    /// what replaced it first, then the warnings.
+    pub fn problems(&self) -> Vec<String> {
+        let mut problems: Vec<String> = self.warnings.iter().map(ToString::to_string).collect();
+        if let Some(error) = &self.error {
+            let fallback = match self.source {
+                RulesSource::DenyAll { .. } => "denying every tool and file (on_error: deny_all)",
+                _ => "using default_rules (on_error: default_rules)",
+            };
+            problems.insert(0, format!("rule file is broken, {fallback}: {error}"));
+        }
+        problems
+    }
+
+    /// What `rules show --json` reports: the effective rules, where they
+    /// came from, and [`Rules::problems`].
+    pub fn report(&self) -> agentctx_types::RulesReport {
+        agentctx_types::RulesReport {
+            rules: self.rule_set(),
+            source: self.source.clone(),
+            warnings: self.problems(),
+        }
     }
 
     /// The rule file's error, when it was broken and replaced.

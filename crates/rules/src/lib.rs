@@ -44,10 +44,10 @@ mod source;
 mod tools;
 mod yaml;
 
-pub use doc::{Entry, ParsedRuleFile, RuleDoc, RuleWarning};
+pub use doc::{Entry, ParsedRuleFile, RuleDoc};
 pub use engine::{DefaultRulesError, FileChecker, Rules};
 pub use error::RuleFileError;
-pub use lint::{LintFinding, LintReport, lint};
+pub use lint::lint;
 pub use paths::{OnDisk, physical_path};
 pub use prompt::compose_system_prompt;
 pub use reminder::render_permission_decision;

@@ -1,41 +1,12 @@
 //! `agentctx rules lint`: everything wrong with a rule file, not only the first thing.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use agentctx_types::ProjectAgentRulesConfig;
+use agentctx_types::{LintReport, ProjectAgentRulesConfig, RuleFinding};
 
 use crate::doc::{Entry, RuleDoc};
 use crate::patterns::PatternSet;
 use crate::tools::{ToolList, ToolPattern};
-
-/// One problem found by [`lint`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LintFinding {
-    /// The rule file.
-    pub path: PathBuf,
-    /// 1-based line, when known.
-    pub line: Option<u64>,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for LintFinding {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
-            None => write!(f, "{}: {}", self.path.display(), self.message),
-        }
-    }
-}
-
-/// What `lint` looked at.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LintReport {
-    /// The rule file checked; `None` when the project has none.
-    pub file: Option<PathBuf>,
-    /// Every problem, in file order where lines are known.
-    pub findings: Vec<LintFinding>,
-}
 
 /// Checks the project's rule file: parse errors, unknown keys, invalid
 /// globs, entries that can never match, and an allow list that the deny
@@ -52,7 +23,7 @@ pub fn lint(root: &Path, config: &ProjectAgentRulesConfig) -> LintReport {
         Err(error) => {
             return LintReport {
                 file: Some(error.path.clone()),
-                findings: vec![LintFinding {
+                findings: vec![RuleFinding {
                     path: error.path,
                     line: error.line,
                     message: error.message,
@@ -61,17 +32,17 @@ pub fn lint(root: &Path, config: &ProjectAgentRulesConfig) -> LintReport {
         }
     };
     let path = parsed.path.clone();
-    let mut findings: Vec<LintFinding> = parsed
+    let mut findings: Vec<RuleFinding> = parsed
         .warnings
         .iter()
-        .map(|w| LintFinding {
+        .map(|w| RuleFinding {
             path: w.path.clone(),
             line: w.line,
             message: w.message.clone(),
         })
         .collect();
     let mut at = |line: Option<u64>, message: String| {
-        findings.push(LintFinding {
+        findings.push(RuleFinding {
             path: path.clone(),
             line,
             message,

@@ -85,7 +85,7 @@ pub fn parse_rule_file(path: &Path) -> Result<ParsedRuleFile, RuleFileError> {
             let (doc, notes) = crate::markdown::parse(text);
             let warnings = notes
                 .into_iter()
-                .map(|(line, message)| crate::doc::RuleWarning {
+                .map(|(line, message)| agentctx_types::RuleFinding {
                     path: path.to_path_buf(),
                     line: Some(line),
                     message,

@@ -7,7 +7,9 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_saphyr::Spanned;
 
-use crate::doc::{Entry, RuleDoc, RuleWarning};
+use agentctx_types::RuleFinding;
+
+use crate::doc::{Entry, RuleDoc};
 use crate::error::RuleFileError;
 
 #[derive(Deserialize, Default)]
@@ -82,7 +84,7 @@ fn entries(list: Vec<Spanned<String>>) -> Vec<Entry> {
 }
 
 /// Parses a YAML rule file; unknown keys become warnings.
-pub fn parse(path: &Path, text: &str) -> Result<(RuleDoc, Vec<RuleWarning>), RuleFileError> {
+pub fn parse(path: &Path, text: &str) -> Result<(RuleDoc, Vec<RuleFinding>), RuleFileError> {
     let fail = |error: serde_saphyr::Error| {
         let location = error.location();
         let rendered = error.without_snippet().to_string();
@@ -121,7 +123,7 @@ pub fn parse(path: &Path, text: &str) -> Result<(RuleDoc, Vec<RuleWarning>), Rul
                 .collect::<Vec<_>>()
                 .join(".")
         })
-        .map(|key| RuleWarning {
+        .map(|key| RuleFinding {
             path: path.to_path_buf(),
             line: line_of_key(text, &key),
             message: format!("unknown key `{key}` is ignored (the known keys still apply)"),

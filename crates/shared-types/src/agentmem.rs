@@ -48,3 +48,109 @@ impl Default for AgentMemConfig {
         }
     }
 }
+
+/// A capture as the memory index knows it (`mem list --json`, and each
+/// hit of `mem search --json`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CaptureRecord {
+    /// The file name without `.md`.
+    pub id: String,
+    /// The file.
+    pub path: PathBuf,
+    /// `RESEARCH`, `DECISION`, ...
+    pub category: String,
+    /// The agent type (`executor`).
+    pub agent: String,
+    /// `claude-hook`, `codex-notify`, `codex-hook`, or empty.
+    pub source: String,
+    /// The session id, or empty.
+    pub session: String,
+    /// The capture's cwd, or empty.
+    pub project: String,
+    /// `YYYY-MM-DD HH:MM:SS` local time (from the file name when it has one).
+    pub time: String,
+    /// The completion message.
+    pub completion: String,
+    /// The description, or empty.
+    pub description: String,
+}
+
+/// A search hit (`mem search --json` is a list of these).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchHit {
+    /// The capture.
+    #[serde(flatten)]
+    pub record: CaptureRecord,
+    /// A short excerpt with matches in `[brackets]`.
+    pub snippet: String,
+    /// bm25 score (lower is better).
+    pub score: f64,
+}
+
+/// `mem show --json`: the capture and its file's text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CaptureShown {
+    /// The capture.
+    pub record: CaptureRecord,
+    /// The whole file, front matter included.
+    pub text: String,
+}
+
+/// `mem context --json`: the block of past captures for a prompt.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MemoryContext {
+    /// The query as given.
+    pub query: String,
+    /// Captures that matched.
+    pub matches: u64,
+    /// Captures shown within the budget.
+    pub shown: u64,
+    /// The `<memory_context>` block.
+    pub text: String,
+}
+
+/// `mem stats --json`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MemoryStats {
+    /// Captures indexed.
+    pub total: u64,
+    /// Per category.
+    pub by_category: std::collections::BTreeMap<String, u64>,
+    /// Per agent type.
+    pub by_agent: std::collections::BTreeMap<String, u64>,
+    /// Per month (`YYYY-MM`).
+    pub by_month: std::collections::BTreeMap<String, u64>,
+    /// Bytes of the index file.
+    pub index_bytes: u64,
+    /// Bytes of the capture files.
+    pub captures_bytes: u64,
+}
+
+/// One capture attempt, one JSON line of `AGENTMEM_EVENTS_PATH`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CaptureEvent {
+    /// When (local time, as in capture files).
+    pub timestamp: String,
+    /// `claude` or `codex`.
+    pub source_app: String,
+    /// `claude-hook`, `codex-notify` or `codex-hook`.
+    pub source: String,
+    /// The agent's session (thread) id.
+    pub session_id: Option<String>,
+    /// The hook event, e.g. `SubagentStop` or `agent-turn-complete`.
+    pub hook_event_type: Option<String>,
+    /// `captured`, `duplicate`, `skipped` or `failed`.
+    pub outcome: String,
+    /// The file written, when one was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture_path: Option<String>,
+    /// Its category.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// The agent type in its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_type: Option<String>,
+    /// What went wrong, for `failed` (and why, for `skipped`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}

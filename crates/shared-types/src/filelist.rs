@@ -73,6 +73,12 @@ pub enum FileListFormat {
     Compact,
 }
 
+crate::from_name!(FileListFormat, "file list format", [
+    "tree" => FileListFormat::Tree,
+    "flat" => FileListFormat::Flat,
+    "compact" => FileListFormat::Compact,
+]);
+
 /// Where the composed context places the file list.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -108,6 +114,10 @@ pub struct FileListReport {
     pub partial_reasons: Vec<String>,
     /// Tokens of `text` with the chosen tokenizer.
     pub tokens: Option<u64>,
+    /// The depth limit actually used (a budget lifts the default); `null`: none.
+    pub max_depth: Option<u64>,
+    /// The entry limit actually used; `null`: none.
+    pub max_files: Option<u64>,
     /// The `<project_files>` block.
     pub text: String,
 }

@@ -30,6 +30,8 @@ impl HookAgent {
     }
 }
 
+crate::from_name!(HookAgent, "coding agent", ["claude" => HookAgent::Claude, "codex" => HookAgent::Codex]);
+
 impl std::fmt::Display for HookAgent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

@@ -25,6 +25,7 @@ mod agentmem;
 mod agents;
 mod cli;
 mod config;
+mod context;
 mod filelist;
 mod hooks;
 mod integrations;
@@ -36,7 +37,10 @@ mod rules;
 mod schema;
 mod session;
 
-pub use agentmem::AgentMemConfig;
+pub use agentmem::{
+    AgentMemConfig, CaptureEvent, CaptureRecord, CaptureShown, MemoryContext, MemoryStats,
+    SearchHit,
+};
 pub use agents::{
     AgentsConfig, DEFAULT_MARKERS, InitialBundle, InitialConfig, OmitReason, OmittedAgentFile,
     ResolvedAgentFile, ResolvedAgents, ResolverConfig, ResumeReport, RootConfig, RootInfo,
@@ -44,6 +48,7 @@ pub use agents::{
 };
 pub use cli::{ConfigEntry, ConfigOrigin};
 pub use config::Config;
+pub use context::{ComposedContext, ContextPart, ContextPartKind, join_parts};
 pub use filelist::{FileListConfig, FileListFormat, FileListPosition, FileListReport};
 pub use hooks::{
     BackgroundTask, CodexNotify, HookAgent, HookInput, HookReply, HookSpecificOutput,
@@ -52,12 +57,12 @@ pub use hooks::{
 pub use integrations::{AgentsMdBodies, ClaudeCodeConfig, CodexConfig};
 pub use paths::normalize_lexically;
 pub use patterns::{BadPattern, PatternSet, expand_pattern};
-pub use positive::PositiveInt;
+pub use positive::{PositiveInt, UnknownName};
 pub use reminder::{ReminderEnvelope, system_reminder};
 pub use rules::{
-    DEFAULT_RULE_FILES, DecisionRule, DecisionSubject, FileListOverrides, FilePatterns,
-    OnRuleError, ProjectAgentRulesConfig, RuleDecision, RuleFileFormat, RuleSet, RulesReport,
-    RulesSource, normalize_tool_name,
+    DEFAULT_RULE_FILES, DecisionRule, DecisionSubject, FileListOverrides, FilePatterns, LintReport,
+    OnRuleError, ProjectAgentRulesConfig, PromptText, RuleDecision, RuleFileFormat, RuleFinding,
+    RuleSet, RulesReport, RulesSource, normalize_tool_name,
 };
 pub use schema::{SCHEMA_NAMES, schema_named};
 pub use session::{FileId, LoadedVersion, SESSION_STATE_VERSION, SessionState};

@@ -133,6 +133,24 @@ pub enum RulesSource {
     Disabled,
 }
 
+impl std::fmt::Display for RulesSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::File { path, format } => write!(f, "{} ({})", path.display(), format.as_str()),
+            Self::DefaultRules => f.write_str("default_rules from the config"),
+            Self::DenyAll { path } => write!(f, "deny all: {} is broken", path.display()),
+            Self::Disabled => f.write_str("disabled"),
+        }
+    }
+}
+
+/// `prompt rules --json`, `prompt agents-guidance --json`: a prompt text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PromptText {
+    /// The text, without a trailing line break (empty when there is none).
+    pub text: String,
+}
+
 /// The form of a rule file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -250,4 +268,34 @@ pub fn normalize_tool_name(name: &str) -> String {
         }
         _ => name.to_owned(),
     }
+}
+
+/// A problem at a place in a rule file: a warning when the rules load (the
+/// file still applies), a finding of `rules lint`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RuleFinding {
+    /// The rule file.
+    pub path: std::path::PathBuf,
+    /// 1-based line, when known.
+    pub line: Option<u64>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for RuleFinding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+/// `rules lint --json`: what was checked and everything wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LintReport {
+    /// The rule file checked; `None` when the project has none.
+    pub file: Option<std::path::PathBuf>,
+    /// Every problem, in file order where lines are known.
+    pub findings: Vec<RuleFinding>,
 }

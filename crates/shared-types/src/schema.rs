@@ -3,7 +3,7 @@
 use schemars::{Schema, schema_for};
 
 /// The names accepted by [`schema_named`], in the order `agentctx schema` lists them.
-pub const SCHEMA_NAMES: [&str; 14] = [
+pub const SCHEMA_NAMES: [&str; 28] = [
     "agents-config",
     "resolved-agents",
     "system-reminder-type",
@@ -18,6 +18,20 @@ pub const SCHEMA_NAMES: [&str; 14] = [
     "hook-input",
     "codex-notify",
     "hook-reply",
+    "root-info",
+    "resume-report",
+    "trim-report",
+    "config-entries",
+    "composed-context",
+    "rule-decisions",
+    "lint-report",
+    "prompt-text",
+    "capture-records",
+    "search-hits",
+    "capture-shown",
+    "memory-context",
+    "memory-stats",
+    "capture-event",
 ];
 
 /// The JSON Schema of the type behind `name`, or `None` for an unknown name.
@@ -44,6 +58,20 @@ pub fn schema_named(name: &str) -> Option<Schema> {
         "hook-input" => schema_for!(crate::HookInput),
         "codex-notify" => schema_for!(crate::CodexNotify),
         "hook-reply" => schema_for!(crate::HookReply),
+        "root-info" => schema_for!(crate::RootInfo),
+        "resume-report" => schema_for!(crate::ResumeReport),
+        "trim-report" => schema_for!(crate::TrimReport),
+        "config-entries" => schema_for!(Vec<crate::ConfigEntry>),
+        "composed-context" => schema_for!(crate::ComposedContext),
+        "rule-decisions" => schema_for!(Vec<crate::RuleDecision>),
+        "lint-report" => schema_for!(crate::LintReport),
+        "prompt-text" => schema_for!(crate::PromptText),
+        "capture-records" => schema_for!(Vec<crate::CaptureRecord>),
+        "search-hits" => schema_for!(Vec<crate::SearchHit>),
+        "capture-shown" => schema_for!(crate::CaptureShown),
+        "memory-context" => schema_for!(crate::MemoryContext),
+        "memory-stats" => schema_for!(crate::MemoryStats),
+        "capture-event" => schema_for!(crate::CaptureEvent),
         _ => return None,
     };
     Some(schema)

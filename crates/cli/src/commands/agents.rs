@@ -4,10 +4,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use agentctx_core::{
-    CoreError, SessionStore, StoredState, render_resolve_paths, render_resume_diff, resume_session,
-    start_session,
+    CoreError, SessionStore, render_resolve_paths, resume_in_store, start_session,
 };
-use agentctx_types::{ResumeReport, RootInfo};
+use agentctx_types::RootInfo;
 use anyhow::Context as _;
 
 use crate::cli::{RequiredSessionArgs, ResolveArgs, SessionArgs};
@@ -81,32 +80,16 @@ pub fn resume(
 ) -> anyhow::Result<Outcome> {
     let store = store_for(inv, args.session.as_ref(), args.session_id.as_deref())?
         .context("session resume needs --session or --session-id")?;
-    let agents = &inv.config.config.agents;
-    let home = inv.env.home();
-    let report = store.update(|stored| match stored {
-        StoredState::Found(state) => match resume_session(state, &inv.cwd, agents, home) {
-            Ok((diff, resolver)) => {
-                let report = ResumeReport {
-                    cwd: diff.cwd.clone().map(|(a, b)| [a, b]),
-                    root: diff.root.clone().map(|(a, b)| [a, b]),
-                    markers: diff.markers.clone().map(|(a, b)| [a, b]),
-                    recheck: diff.recheck.clone(),
-                    text: render_resume_diff(&diff),
-                };
-                let write = resolver.is_changed();
-                (Ok(report), write.then(|| resolver.into_state()))
-            }
-            Err(e) => (Err(anyhow::Error::from(e)), None),
-        },
-        // Nothing to compare with: start the session here, say nothing.
-        other => match start_after(inv, other) {
-            Ok(started) => (
-                Ok(ResumeReport::default()),
-                Some(started.resolver.into_state()),
-            ),
-            Err(e) => (Err(e), None),
-        },
-    })??;
+    let resumed = resume_in_store(
+        &store,
+        &inv.cwd,
+        &inv.config.config.agents,
+        inv.env.home(),
+        true,
+    )?;
+    log_fresh_start(resumed.rebuilt.as_ref(), resumed.fresh_warnings.as_deref());
+    // Nothing to compare with: the session starts here, and says nothing.
+    let report = resumed.diff.map(|diff| diff.report()).unwrap_or_default();
     if inv.json {
         write_json(out, &report)?;
     } else {
@@ -117,20 +100,6 @@ pub fn resume(
 
 fn start(inv: &Invocation) -> Result<agentctx_core::StartedSession, CoreError> {
     start_session(&inv.cwd, &inv.config.config.agents, inv.env.home())
-}
-
-/// A fresh session where the stored one was missing or unusable.
-fn start_after(
-    inv: &Invocation,
-    stored: StoredState,
-) -> anyhow::Result<agentctx_core::StartedSession> {
-    let started = start(inv)?;
-    let rebuilt = match stored {
-        StoredState::Corrupt(corrupt) => Some(corrupt),
-        _ => None,
-    };
-    log_fresh_start(rebuilt.as_ref(), Some(&started.chain.warnings));
-    Ok(started)
 }
 
 /// Says why a session started afresh, and what its initial chain warned about.
@@ -150,12 +119,6 @@ fn log_fresh_start(
     }
 }
 
-/// Where `--session-id` state files live: `$XDG_STATE_HOME/agentctx/sessions`.
-pub fn sessions_dir(env: &agentctx_config::Environment) -> Option<PathBuf> {
-    env.xdg_dir("XDG_STATE_HOME", ".local/state")
-        .map(|dir| dir.join("agentctx/sessions"))
-}
-
 fn store_for(
     inv: &Invocation,
     file: Option<&PathBuf>,
@@ -165,7 +128,9 @@ fn store_for(
         return Ok(Some(SessionStore::at(inv.cwd.join(file))));
     }
     let Some(id) = id else { return Ok(None) };
-    let dir = sessions_dir(&inv.env)
+    let dir = inv
+        .host()
+        .sessions_dir()
         .context("--session-id needs $XDG_STATE_HOME or $HOME to place the session file")?;
     Ok(Some(SessionStore::for_id(&dir, id)?))
 }

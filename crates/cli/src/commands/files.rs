@@ -2,8 +2,8 @@
 
 use std::io::Write;
 
-use agentctx_filelist::{FileList, FileListFormat, FileListOptions, Tokenizer, list_local};
-use agentctx_types::{FileListConfig, FileListOverrides, FileListReport};
+use agentctx_filelist::{FileListOptions, list_local};
+use agentctx_types::{FileListConfig, FileListOverrides};
 
 use crate::cli::FilesArgs;
 use crate::commands::{Invocation, Outcome, write_json};
@@ -23,7 +23,7 @@ pub fn run(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::R
     let options = options(inv, &inv.config.config.file_list_context, &overrides, args)?;
     let list = list_local(&root, &options)?;
     if inv.json {
-        write_json(out, &report(&list))?;
+        write_json(out, &list)?;
     } else {
         out.write_all(list.text.as_bytes())?;
     }
@@ -40,11 +40,8 @@ pub fn options(
 ) -> anyhow::Result<FileListOptions> {
     let mut options = FileListOptions::layered(config, rule);
     let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-    match args.format.as_deref() {
-        Some("flat") => options.format = FileListFormat::Flat,
-        Some("compact") => options.format = FileListFormat::Compact,
-        Some(_) => options.format = FileListFormat::Tree,
-        None => {}
+    if let Some(format) = args.format {
+        options.format = format;
     }
     if let Some(depth) = args.max_depth {
         options.max_depth = Some(to_usize(depth));
@@ -67,12 +64,8 @@ pub fn options(
     // `--json` reports the count; a budget alone counts only when byte
     // lengths do not decide.
     options.count_tokens = inv.json;
-    options.token_cache = agentctx_hooks::token_cache(&host(inv));
-    options.tokenizer = if args.tokenizer == "cl100k" {
-        Tokenizer::Cl100k
-    } else {
-        Tokenizer::O200k
-    };
+    options.token_cache = agentctx_hooks::token_cache(&inv.host());
+    options.tokenizer = args.tokenizer;
     Ok(options)
 }
 
@@ -94,31 +87,6 @@ pub fn generated_at(inv: &Invocation, no_timestamp: bool) -> anyhow::Result<Opti
     Ok(Some(now))
 }
 
-pub fn report(list: &FileList) -> FileListReport {
-    let n = |v: usize| v as u64;
-    FileListReport {
-        root: list.root.clone(),
-        format: list.format,
-        generated: list.generated.clone(),
-        files_shown: n(list.files_shown),
-        dirs_shown: n(list.dirs_shown),
-        files_total: n(list.files_total),
-        dirs_total: n(list.dirs_total),
-        partial: !list.partial_reasons.is_empty(),
-        partial_reasons: list.partial_reasons.clone(),
-        tokens: list.tokens.map(n),
-        text: list.text.clone(),
-    }
-}
-
-fn host(inv: &Invocation) -> agentctx_hooks::Host<'_> {
-    agentctx_hooks::Host {
-        config: &inv.config.config,
-        env: &inv.env,
-        process_cwd: Some(&inv.cwd),
-    }
-}
-
 /// `--github`, `--gitlab`, `--from-json`: the same listing from a hosting
 /// API. Config and flags apply; a local rule file does not (it belongs to
 /// another project).
@@ -127,11 +95,7 @@ fn remote(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Re
     let config = &inv.config.config.file_list_context;
     let options = options(inv, config, &FileListOverrides::default(), args)?;
     let listing = if let Some(source) = &args.from_json {
-        let platform = if args.platform.as_deref() == Some("gitlab") {
-            Platform::GitLab
-        } else {
-            Platform::GitHub
-        };
+        let platform = args.platform.unwrap_or(Platform::GitHub);
         let text = if source == "-" {
             let mut text = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)?;
@@ -154,7 +118,7 @@ fn remote(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Re
         };
         let repo = RemoteRepo::parse(platform, spec, args.api_url.as_deref());
         let remote_options = agentctx_hooks::remote_options(
-            &host(inv),
+            &inv.host(),
             platform,
             &options,
             args.refresh,
@@ -164,7 +128,7 @@ fn remote(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Re
     };
     let list = agentctx_filelist::render_remote(&listing, &options)?;
     if inv.json {
-        write_json(out, &report(&list))?;
+        write_json(out, &list)?;
     } else {
         out.write_all(list.text.as_bytes())?;
     }

@@ -3,7 +3,7 @@
 
 use std::io::{Read, Write};
 
-use agentctx_hooks::{Host, handle};
+use agentctx_hooks::handle;
 
 use crate::cli::HookArgs;
 use crate::commands::{Invocation, Outcome};
@@ -11,13 +11,9 @@ use crate::commands::{Invocation, Outcome};
 pub fn run(inv: &Invocation, args: &HookArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let mut raw = Vec::new();
     let read = std::io::stdin().read_to_end(&mut raw);
-    let host = Host {
-        config: &inv.config.config,
-        env: &inv.env,
-        process_cwd: inv.cwd_if_exists(),
-    };
+    let host = inv.host();
     let outcome = match read {
-        Ok(_) => handle(&raw, args.agent.map(Into::into), &host),
+        Ok(_) => handle(&raw, args.agent, &host),
         Err(error) => agentctx_hooks::HookOutcome {
             notes: vec![format!("cannot read stdin ({error}): doing nothing")],
             ..Default::default()

@@ -55,11 +55,7 @@ pub fn capture(
 ) -> anyhow::Result<Outcome> {
     let line = match read_trigger(args) {
         Ok(trigger) => {
-            let codex_home = inv
-                .env
-                .get("CODEX_HOME")
-                .map(std::path::PathBuf::from)
-                .filter(|p| p.is_absolute());
+            let codex_home = inv.env.codex_home();
             capture_with_config(
                 &trigger,
                 &inv.config.config.agentmem,

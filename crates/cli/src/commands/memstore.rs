@@ -2,23 +2,26 @@
 
 use std::io::Write;
 
-use agentctx_agentmem::{Filter, MemoryStore, Record};
+use agentctx_agentmem::{Filter, MemoryStore, StoreLocation};
+use agentctx_types::{CaptureRecord, CaptureShown};
 
 use crate::cli::{MemCommand, MemFilterArgs};
 use crate::commands::{Invocation, Outcome, write_json};
 
+/// Where the configured store is.
+pub fn location(inv: &Invocation) -> anyhow::Result<StoreLocation> {
+    let cache = inv.env.xdg_dir("XDG_CACHE_HOME", ".cache");
+    StoreLocation::from_config(
+        &inv.config.config.agentmem,
+        inv.env.home().as_deref(),
+        cache.as_deref(),
+    )
+    .ok_or_else(|| anyhow::anyhow!("no memory folder: set AGENTMEM_ROOT or HOME"))
+}
+
 /// The store, reconciled with the folder (every read command first does this).
 pub fn open(inv: &Invocation) -> anyhow::Result<MemoryStore> {
-    let root =
-        agentctx_agentmem::memory_root(&inv.config.config.agentmem, inv.env.home().as_deref())
-            .ok_or_else(|| anyhow::anyhow!("no memory folder: set AGENTMEM_ROOT or HOME"))?;
-    // A memory folder that cannot hold its index (read-only) keeps it in
-    // the cache directory instead.
-    let mut store = match inv.env.xdg_dir("XDG_CACHE_HOME", ".cache") {
-        Some(cache) => MemoryStore::open_or_elsewhere(&root, &cache.join("agentctx/agentmem"))?,
-        None => MemoryStore::open(&root)?,
-    };
-    let report = store.reconcile()?;
+    let (store, report) = location(inv)?.open()?;
     for (path, reason) in &report.unparsable {
         tracing::debug!("skipped {}: {reason}", path.display());
     }
@@ -41,7 +44,7 @@ pub fn filter(args: &MemFilterArgs, inv: &Invocation) -> Filter {
 }
 
 /// `2026-01-25 09:12 IMPLEMENTATION engineer  fixed-auth-race  path`
-fn line(record: &Record) -> String {
+fn line(record: &CaptureRecord) -> String {
     let short_time: String = record.time.chars().take(16).collect();
     let description = record
         .id
@@ -88,7 +91,7 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
             let record = open(inv)?.find(&args.id)?;
             let text = std::fs::read_to_string(&record.path)?;
             if inv.json {
-                write_json(out, &serde_json::json!({"record": record, "text": text}))?;
+                write_json(out, &CaptureShown { record, text })?;
             } else {
                 out.write_all(text.as_bytes())?;
             }
@@ -105,10 +108,7 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
                 .map(|p| inv.cwd.join(p).display().to_string());
             let block = store.context(&args.query, &f, args.max_tokens, &O200k)?;
             if inv.json {
-                write_json(
-                    out,
-                    &serde_json::json!({"query": args.query, "matches": block.matches, "shown": block.shown, "text": block.text}),
-                )?;
+                write_json(out, &block)?;
             } else {
                 out.write_all(block.text.as_bytes())?;
             }
@@ -136,12 +136,7 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
             }
         }
         MemCommand::Reindex => {
-            let root = agentctx_agentmem::memory_root(
-                &inv.config.config.agentmem,
-                inv.env.home().as_deref(),
-            )
-            .ok_or_else(|| anyhow::anyhow!("no memory folder: set AGENTMEM_ROOT or HOME"))?;
-            let report = MemoryStore::open(&root)?.rebuild()?;
+            let report = MemoryStore::open(&location(inv)?.root)?.rebuild()?;
             writeln!(out, "indexed {} captures", report.added)?;
             for (path, reason) in &report.unparsable {
                 writeln!(out, "skipped {}: {reason}", path.display())?;

@@ -30,6 +30,15 @@ pub struct Invocation {
 }
 
 impl Invocation {
+    /// What the library calls need of this invocation.
+    pub fn host(&self) -> agentctx_hooks::Host<'_> {
+        agentctx_hooks::Host {
+            config: &self.config.config,
+            env: &self.env,
+            process_cwd: self.cwd_if_exists(),
+        }
+    }
+
     /// The working directory, when it exists.
     pub fn cwd_if_exists(&self) -> Option<&std::path::Path> {
         Some(self.cwd.as_path()).filter(|d| d.is_dir())
@@ -41,9 +50,7 @@ pub fn project_root(
     inv: &Invocation,
     cwd: &std::path::Path,
 ) -> Result<agentctx_types::RootInfo, agentctx_core::CoreError> {
-    let options =
-        agentctx_core::RootOptions::from_config(&inv.config.config.agents, inv.env.home());
-    agentctx_core::find_root(cwd, &options)
+    inv.host().root(cwd)
 }
 
 /// How a command that ran without error ended.

@@ -4,7 +4,7 @@ use std::io::{BufRead, BufWriter, Write};
 use std::path::Path;
 
 use agentctx_rules::{Rules, lint};
-use agentctx_types::{RuleDecision, RulesReport};
+use agentctx_types::{PromptText, RuleDecision};
 
 use crate::cli::{CheckArgs, RulesCommand};
 use crate::commands::{Invocation, Outcome, write_json};
@@ -21,22 +21,10 @@ pub fn load_at(inv: &Invocation, cwd: &Path) -> anyhow::Result<Rules> {
     let root = crate::commands::project_root(inv, cwd)?;
     let rules =
         Rules::load(&root.root, &inv.config.config.project_agent_rules)?.with_home(inv.env.home());
-    if let Some(error) = rules.error() {
-        tracing::warn!("rule file is broken, {}: {error}", fallback_words(&rules));
-    }
-    for warning in rules.warnings() {
-        tracing::warn!("{warning}");
+    for problem in rules.problems() {
+        tracing::warn!("{problem}");
     }
     Ok(rules)
-}
-
-fn fallback_words(rules: &Rules) -> &'static str {
-    match rules.source() {
-        agentctx_types::RulesSource::DenyAll { .. } => {
-            "denying every tool and file (on_error: deny_all)"
-        }
-        _ => "using default_rules (on_error: default_rules)",
-    }
 }
 
 pub fn run(
@@ -80,34 +68,12 @@ fn item_display(decision: &mut RuleDecision, item: &str) {
 }
 
 fn show(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let rules = load(inv)?;
-    let mut warnings: Vec<String> = rules.warnings().iter().map(ToString::to_string).collect();
-    if let Some(error) = rules.error() {
-        warnings.insert(
-            0,
-            format!("rule file is broken, {}: {error}", fallback_words(&rules)),
-        );
-    }
-    let report = RulesReport {
-        rules: rules.rule_set(),
-        source: rules.source().clone(),
-        warnings,
-    };
+    let report = load(inv)?.report();
     if inv.json {
         write_json(out, &report)?;
         return Ok(Outcome::Success);
     }
-    let source = match &report.source {
-        agentctx_types::RulesSource::File { path, format } => {
-            format!("{} ({})", path.display(), format.as_str())
-        }
-        agentctx_types::RulesSource::DefaultRules => "default_rules from the config".to_owned(),
-        agentctx_types::RulesSource::DenyAll { path } => {
-            format!("deny all: {} is broken", path.display())
-        }
-        agentctx_types::RulesSource::Disabled => "disabled".to_owned(),
-    };
-    writeln!(out, "# source: {source}")?;
+    writeln!(out, "# source: {}", report.source)?;
     for warning in &report.warnings {
         writeln!(out, "# warning: {warning}")?;
     }
@@ -177,15 +143,7 @@ fn lint_command(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome
     let root = crate::commands::project_root(inv, &inv.cwd)?;
     let report = lint(&root.root, &inv.config.config.project_agent_rules);
     if inv.json {
-        let findings: Vec<serde_json::Value> = report
-            .findings
-            .iter()
-            .map(|f| serde_json::json!({"path": f.path, "line": f.line, "message": f.message}))
-            .collect();
-        write_json(
-            out,
-            &serde_json::json!({"file": report.file, "findings": findings}),
-        )?;
+        write_json(out, &report)?;
     } else {
         match &report.file {
             None => writeln!(out, "no rule file at {}", root.root.display())?,
@@ -209,7 +167,8 @@ pub fn prompt(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> 
     let rules = load(inv)?;
     let text = rules.prompt_extension().unwrap_or("").trim_end();
     if inv.json {
-        write_json(out, &serde_json::json!({ "text": text }))?;
+        let text = text.to_owned();
+        write_json(out, &PromptText { text })?;
     } else if !text.is_empty() {
         writeln!(out, "{text}")?;
     }

@@ -2,7 +2,7 @@
 
 use std::io::{Read, Write};
 
-use agentctx_types::TrimReport;
+use agentctx_types::{PromptText, TrimReport};
 
 use crate::cli::{PromptCommand, TrimArgs};
 use crate::commands::{Invocation, Outcome, write_json};
@@ -38,7 +38,8 @@ pub fn prompt(
         PromptCommand::Rules => return crate::commands::rules::prompt(inv, out),
     };
     if inv.json {
-        write_json(out, &serde_json::json!({ "text": text }))?;
+        let text = text.trim_end().to_owned();
+        write_json(out, &PromptText { text })?;
     } else {
         out.write_all(text.as_bytes())?;
     }

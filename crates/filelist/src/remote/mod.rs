@@ -25,6 +25,11 @@ pub enum Platform {
     GitLab,
 }
 
+agentctx_types::from_name!(Platform, "hosting platform", [
+    "github" => Platform::GitHub,
+    "gitlab" => Platform::GitLab,
+]);
+
 impl Platform {
     /// The default API base.
     pub fn default_api(self) -> &'static str {

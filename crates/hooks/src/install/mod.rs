@@ -21,6 +21,7 @@ mod claude;
 mod codex;
 mod entries;
 mod manifest;
+mod setup;
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +32,7 @@ pub use codex::{
     codex_trust_entries, codex_trust_hash, edit_codex_hooks, edit_codex_toml, edit_codex_trust,
 };
 pub use manifest::{Manifest, ManifestError};
+pub use setup::{ProgramError, advice, hook_program, installed_agent_version};
 
 /// Which settings an install writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,6 +215,9 @@ pub enum InstallError {
     /// The manifest of an earlier install cannot be used.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
+    /// The running agentctx cannot be named in hook commands.
+    #[error(transparent)]
+    Program(#[from] ProgramError),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
@@ -283,32 +288,6 @@ fn first_shell_word(command: &str) -> Option<(String, &str)> {
 /// Quotes `text` for `/bin/sh` (single quotes; a quote inside becomes `'\''`).
 pub fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-/// The program to write into hook commands: the running agentctx binary,
-/// by its absolute, resolved path. Refused when that path cannot be relied
-/// on (the binary was deleted or replaced since it started, or it lives in
-/// a temporary folder that will not outlive the session).
-pub fn hook_program(current_exe: &Path, temp_dir: &Path) -> Result<String, String> {
-    let text = current_exe.to_string_lossy();
-    if text.ends_with(" (deleted)") || !current_exe.is_file() {
-        return Err(format!(
-            "the running agentctx ({text}) no longer exists on disk; install it first (cargo install --path crates/cli) and run `agentctx install` from there"
-        ));
-    }
-    let resolved = std::fs::canonicalize(current_exe)
-        .map_err(|e| format!("cannot resolve the path of the running agentctx ({text}): {e}"))?;
-    let temp = std::fs::canonicalize(temp_dir).unwrap_or_else(|_| temp_dir.to_path_buf());
-    if resolved.starts_with(&temp) {
-        return Err(format!(
-            "the running agentctx is in a temporary folder ({}); hooks must name a binary that stays: install it (cargo install --path crates/cli) or pass --program PATH",
-            resolved.display()
-        ));
-    }
-    resolved
-        .to_str()
-        .map(str::to_owned)
-        .ok_or_else(|| format!("the path of agentctx is not UTF-8: {}", resolved.display()))
 }
 
 /// The settings files `request` concerns, with the parts each gets. An

@@ -284,9 +284,14 @@ fn the_program_must_be_a_binary_that_stays() {
     let exe = dir.path().join("agentctx");
     std::fs::write(&exe, "").unwrap();
     let error = hook_program(&exe, dir.path()).unwrap_err();
-    assert!(error.contains("temporary folder"), "{error}");
+    assert!(matches!(error, ProgramError::Temporary(_)), "{error}");
+    assert!(error.to_string().contains("temporary folder"), "{error}");
     let error = hook_program(&PathBuf::from("/x/agentctx (deleted)"), dir.path()).unwrap_err();
-    assert!(error.contains("no longer exists"), "{error}");
+    assert!(matches!(error, ProgramError::Gone(_)), "{error}");
+    assert!(error.to_string().contains("no longer exists"), "{error}");
+    // Replaced since it started: the path names nothing now.
+    let error = hook_program(&dir.path().join("gone"), Path::new("/nonexistent-temp")).unwrap_err();
+    assert!(matches!(error, ProgramError::Gone(_)), "{error}");
     let ok = hook_program(&exe, Path::new("/nonexistent-temp")).unwrap();
     assert!(ok.ends_with("/agentctx"));
 }
@@ -332,4 +337,48 @@ fn claude_code_before_2_0_44_gets_no_subagent_start() {
     install(&r, &f.places);
     let text = std::fs::read_to_string(f.places.root.join(".claude/settings.local.json")).unwrap();
     assert!(text.contains("SubagentStart"), "{text}");
+}
+
+#[test]
+fn a_shared_install_names_agentctx_by_path_and_a_given_program_wins() {
+    assert_eq!(Scope::Shared.program(None, true).unwrap(), "agentctx");
+    assert_eq!(Scope::Project.program(None, false).unwrap(), "agentctx");
+    assert_eq!(
+        Scope::User.program(Some("/opt/agentctx"), true).unwrap(),
+        "/opt/agentctx"
+    );
+}
+
+#[test]
+fn places_need_a_state_directory() {
+    let env = agentctx_config::Environment::from_pairs([]);
+    let error = Places::from_env(&env, PathBuf::from("/p")).unwrap_err();
+    assert!(matches!(error, InstallError::Unplaced(_)), "{error}");
+    let env =
+        agentctx_config::Environment::from_pairs([("HOME", "/h"), ("CODEX_HOME", "relative")]);
+    let places = Places::from_env(&env, PathBuf::from("/p")).unwrap();
+    // A relative CODEX_HOME is not trusted: the default is used.
+    assert_eq!(places.codex_home, Some(PathBuf::from("/h/.codex")));
+    assert_eq!(
+        places.claude_user_settings,
+        Some(PathBuf::from("/h/.claude/settings.json"))
+    );
+}
+
+#[test]
+fn codex_advice_depends_on_the_trust_recorded() {
+    let mut request = Request {
+        agent: HookAgent::Codex,
+        scope: Scope::Project,
+        program: "agentctx".into(),
+        agents_md_plugin_off: false,
+        codex_trust: false,
+        agent_version: None,
+    };
+    assert!(advice(&request).unwrap().contains("Trust all and continue"));
+    request.codex_trust = true;
+    assert!(advice(&request).unwrap().contains("recorded as trusted"));
+    request.agent = HookAgent::Claude;
+    request.scope = Scope::User;
+    assert_eq!(advice(&request), None);
 }

@@ -1,0 +1,139 @@
+//! What an install works out from the machine before planning: where the
+//! agents keep their settings, which program the hooks name, the agent's
+//! version, and what the user should know afterwards.
+
+use std::path::{Path, PathBuf};
+
+use agentctx_config::Environment;
+use agentctx_types::HookAgent;
+
+use super::{InstallError, Places, Request, Scope};
+
+/// Why the running agentctx cannot be named in hook commands.
+#[derive(Debug, thiserror::Error)]
+pub enum ProgramError {
+    /// The binary was deleted or replaced since it started.
+    #[error("the running agentctx ({}) no longer exists on disk; install it first (cargo install --path crates/cli) and run `agentctx install` from there", .0.display())]
+    Gone(PathBuf),
+    /// Its path cannot be resolved.
+    #[error("cannot resolve the path of the running agentctx ({}): {source}", .path.display())]
+    Unresolved {
+        /// The path as the system gave it.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It lives in a temporary folder that will not outlive the session.
+    #[error("the running agentctx is in a temporary folder ({}); hooks must name a binary that stays: install it (cargo install --path crates/cli) or pass --program PATH", .0.display())]
+    Temporary(PathBuf),
+    /// Its path cannot be written into a settings file.
+    #[error("the path of agentctx is not UTF-8: {}", .0.display())]
+    NotUtf8(PathBuf),
+    /// The system does not say which binary is running.
+    #[error("cannot find the running agentctx: {0}")]
+    Unknown(#[source] std::io::Error),
+}
+
+/// The program to write into hook commands: the running agentctx binary,
+/// by its absolute, resolved path. Refused when that path cannot be relied
+/// on (the binary was deleted or replaced since it started, or it lives in
+/// a temporary folder that will not outlive the session).
+pub fn hook_program(current_exe: &Path, temp_dir: &Path) -> Result<String, ProgramError> {
+    let text = current_exe.to_string_lossy();
+    if text.ends_with(" (deleted)") || !current_exe.is_file() {
+        return Err(ProgramError::Gone(current_exe.to_path_buf()));
+    }
+    let resolved =
+        std::fs::canonicalize(current_exe).map_err(|source| ProgramError::Unresolved {
+            path: current_exe.to_path_buf(),
+            source,
+        })?;
+    let temp = std::fs::canonicalize(temp_dir).unwrap_or_else(|_| temp_dir.to_path_buf());
+    if resolved.starts_with(&temp) {
+        return Err(ProgramError::Temporary(resolved));
+    }
+    resolved
+        .to_str()
+        .map(str::to_owned)
+        .ok_or(ProgramError::NotUtf8(resolved))
+}
+
+impl Scope {
+    /// The program an install or uninstall in this scope names, unless
+    /// one is given: a shared file names `agentctx` by PATH (teammates have
+    /// it elsewhere; the PreToolUse guard still blocks when it is missing),
+    /// an uninstall needs no program, else the running binary
+    /// ([`hook_program`]).
+    pub fn program(self, given: Option<&str>, adding: bool) -> Result<String, ProgramError> {
+        match (given, self) {
+            (Some(program), _) => Ok(program.to_owned()),
+            (None, Scope::Shared) => Ok("agentctx".to_owned()),
+            (None, _) if !adding => Ok("agentctx".to_owned()),
+            (None, _) => {
+                let exe = std::env::current_exe().map_err(ProgramError::Unknown)?;
+                hook_program(&exe, &std::env::temp_dir())
+            }
+        }
+    }
+}
+
+impl Places {
+    /// The places of this machine for a project at `root`: Claude Code's
+    /// user settings (`$CLAUDE_CONFIG_DIR`), Codex's home (`$CODEX_HOME`,
+    /// else `~/.codex`), and install's records under the state directory.
+    ///
+    /// # Errors
+    /// [`InstallError::Unplaced`] without `$XDG_STATE_HOME` or `$HOME`.
+    pub fn from_env(env: &Environment, root: PathBuf) -> Result<Self, InstallError> {
+        let home = env.home();
+        let state = agentctx_config::state_dir(env).ok_or_else(|| {
+            InstallError::Unplaced(
+                "install needs $XDG_STATE_HOME or $HOME to keep its record of what it changed"
+                    .to_owned(),
+            )
+        })?;
+        Ok(Self {
+            root,
+            claude_user_settings: crate::claude_user_settings(env),
+            codex_home: env.codex_home(),
+            home,
+            manifests: state.join("installs"),
+        })
+    }
+}
+
+/// The installed agent's version, from `claude --version` or
+/// `codex --version` on PATH; `None` when it does not tell.
+pub fn installed_agent_version(agent: HookAgent) -> Option<(u32, u32, u32)> {
+    let program = match agent {
+        HookAgent::Claude => "claude",
+        HookAgent::Codex => "codex",
+    };
+    let output = std::process::Command::new(program)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    super::parse_version(&String::from_utf8_lossy(&output.stdout))
+}
+
+/// What the user needs to know after installing, if anything: where the
+/// agent reads the file, and for Codex, the trust it asks for.
+pub fn advice(request: &Request) -> Option<&'static str> {
+    match (request.agent, request.scope) {
+        (HookAgent::Claude, Scope::Project) => Some(
+            "Claude Code reads this file in sessions started anywhere in the project; it is personal (keep it out of git).",
+        ),
+        (HookAgent::Claude, Scope::Shared) => Some(
+            "note: Claude Code reads a project's .claude/settings.json only in sessions started at the project root; `agentctx install claude` (settings.local.json) works in every subdirectory.",
+        ),
+        (HookAgent::Codex, _) if !request.codex_trust => Some(
+            "Codex runs these hooks only in a trusted project and once they are trusted: start `codex` in the project and accept \"Hooks need review ... Trust all and continue\" (or run `agentctx install codex --trust` to record the trust now). `codex exec` skips untrusted hooks without a word.",
+        ),
+        (HookAgent::Codex, _) => Some(
+            "agentctx's hooks are recorded as trusted in Codex's user config; Codex also needs the project trusted (its first start in the project asks).",
+        ),
+        _ => None,
+    }
+}
