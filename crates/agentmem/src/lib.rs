@@ -36,8 +36,10 @@
 #![deny(missing_docs)]
 
 mod capture;
+#[cfg(feature = "store")]
 mod cjk;
 mod completion;
+#[cfg(feature = "store")]
 mod context;
 mod eras;
 mod events;
@@ -45,10 +47,13 @@ mod extract;
 mod format;
 mod gitleaks;
 mod keys;
+#[cfg(feature = "store")]
 mod parse;
+#[cfg(feature = "store")]
 mod query;
 mod redact;
 mod run;
+#[cfg(feature = "store")]
 mod store;
 mod tail;
 
@@ -56,8 +61,13 @@ pub use capture::{
     CaptureError, CaptureOutcome, CaptureSettings, Origin, Trigger, capture, expand_home,
     zoned_stamp,
 };
+#[cfg(feature = "store")]
 pub use context::TokenCounter;
 pub use events::append_event;
+#[cfg(feature = "store")]
 pub use parse::ParseError;
-pub use run::{CaptureReport, StoreLocation, capture_with_config, memory_root};
+#[cfg(feature = "store")]
+pub use run::StoreLocation;
+pub use run::{CaptureReport, capture_with_config, memory_root};
+#[cfg(feature = "store")]
 pub use store::{FULL_CHECK_LIMIT, Filter, MemoryStore, Reconciled, StoreError};

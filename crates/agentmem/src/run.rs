@@ -8,6 +8,7 @@ use agentctx_types::{AgentMemConfig, CaptureEvent};
 
 use crate::capture::{CaptureOutcome, CaptureSettings, Trigger, capture, expand_home, zoned_stamp};
 use crate::events::append_event;
+#[cfg(feature = "store")]
 use crate::store::{MemoryStore, Reconciled, StoreError};
 
 /// How a configured capture ended: the outcome, and the log line that says
@@ -22,6 +23,7 @@ pub struct CaptureReport {
 
 /// Where a configured memory store lives: its folder, and where its index
 /// goes when the folder cannot hold one (a read-only medium).
+#[cfg(feature = "store")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreLocation {
     /// The memory folder ([`memory_root`]).
@@ -30,6 +32,7 @@ pub struct StoreLocation {
     pub index_fallback: Option<PathBuf>,
 }
 
+#[cfg(feature = "store")]
 impl StoreLocation {
     /// The configured store; `None` without `agentmem.root` or a home.
     pub fn from_config(

@@ -1,6 +1,7 @@
 //! The memory store over fixtures/memory (copied to a temp dir: the index is
 //! written inside the memory folder).
 
+#![cfg(feature = "store")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
 use std::path::{Path, PathBuf};

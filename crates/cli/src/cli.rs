@@ -258,9 +258,11 @@ pub enum MemCommand {
     /// Rebuild the index from the files.
     Reindex,
     /// A read-only web viewer of captures and events on 127.0.0.1.
+    #[cfg(feature = "viewer")]
     Serve(ServeArgs),
 }
 
+#[cfg(feature = "viewer")]
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Port (0 picks a free one; the address is printed).

@@ -1,5 +1,6 @@
 //! `agentctx mem serve` over HTTP.
 
+#![cfg(feature = "viewer")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
 mod common;

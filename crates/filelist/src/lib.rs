@@ -30,6 +30,7 @@ mod group;
 mod line_counts;
 mod listing;
 mod name;
+#[cfg(feature = "remote")]
 pub mod remote;
 mod render;
 mod select;
@@ -46,6 +47,7 @@ pub use agentctx_types::{FileListFormat, FileListReport};
 pub use error::FileListError;
 pub use filters::{DEFAULT_EXCLUDES, Filters};
 pub use listing::{Entry, Listing, SourceNote};
+#[cfg(feature = "remote")]
 pub use remote::{Platform, RemoteError, RemoteOptions, RemoteRepo};
 pub use tokens::Tokenizer;
 

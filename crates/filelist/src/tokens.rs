@@ -1,6 +1,7 @@
 //! Counting tokens the way the model will, and fitting a budget.
 
 use agentctx_types::FileListFormat;
+#[cfg(feature = "tokens")]
 use tiktoken_rs::CoreBPE;
 
 use crate::classify::Class;
@@ -11,6 +12,12 @@ use crate::select::Order;
 use crate::tree::Tree;
 
 /// The tokenizers shipped inside tiktoken-rs (nothing is downloaded).
+///
+/// Without the `tokens` feature there is no vocabulary: a text counts as
+/// its length in bytes, an upper bound of its tokens in both encodings, so
+/// a listing fitted that way never overruns its budget (it uses less of
+/// it), and counts are kept apart from real ones (the encoding's name is
+/// `bytes`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Tokenizer {
     /// GPT-4o and later.
@@ -26,6 +33,7 @@ agentctx_types::from_name!(Tokenizer, "tokenizer", [
 ]);
 
 impl Tokenizer {
+    #[cfg(feature = "tokens")]
     fn bpe(self) -> &'static CoreBPE {
         // The singletons build the encoder once per process (the slow
         // part), from vocabularies compiled into tiktoken-rs: nothing to
@@ -37,16 +45,30 @@ impl Tokenizer {
     }
 
     /// Tokens in `text`.
+    #[cfg(feature = "tokens")]
     pub fn count(self, text: &str) -> usize {
         self.bpe().encode_ordinary(text).len()
     }
 
+    /// Bytes in `text`: the upper bound of its tokens (no `tokens` feature).
+    #[cfg(not(feature = "tokens"))]
+    pub fn count(self, text: &str) -> usize {
+        text.len()
+    }
+
     /// The encoding's name.
+    #[cfg(feature = "tokens")]
     pub fn name(self) -> &'static str {
         match self {
             Self::O200k => "o200k_base",
             Self::Cl100k => "cl100k_base",
         }
+    }
+
+    /// `bytes`: what is counted without the `tokens` feature.
+    #[cfg(not(feature = "tokens"))]
+    pub fn name(self) -> &'static str {
+        "bytes"
     }
 }
 

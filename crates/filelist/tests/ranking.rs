@@ -53,6 +53,8 @@ fn a_web_root_of_hashed_pages_keeps_its_manifests() {
     }
 }
 
+/// Budget 150 is set in o200k tokens: it needs the tokenizer.
+#[cfg(feature = "tokens")]
 #[test]
 fn tool_folders_give_way_to_packages_and_the_readme() {
     let root = tempfile::tempdir().unwrap();
@@ -131,6 +133,21 @@ fn a_budget_is_used_to_at_least_nine_tenths() {
         o.max_depth = Some(1);
     });
     assert!(!l.text.contains("module_"), "{}", l.text);
+}
+
+/// Without the `tokens` feature a text counts as its bytes, an upper bound:
+/// the listing's bytes fit the budget, so its tokens do too.
+#[cfg(not(feature = "tokens"))]
+#[test]
+fn without_a_tokenizer_a_budget_is_met_in_bytes() {
+    let root = project(60, 25);
+    let l = list(root.path(), |o| {
+        o.token_budget = Some(1000);
+        o.count_tokens = true;
+    });
+    assert!(l.text.len() <= 1000, "{} bytes", l.text.len());
+    assert_eq!(l.tokens, Some(l.text.len() as u64));
+    assert!(l.text.len() * 10 >= 1000 * 9, "{} bytes", l.text.len());
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! (a guess at GitHub's and GitLab's answers: this machine cannot reach
 //! them to record real ones). No test reaches the internet.
 
+#![cfg(feature = "remote")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
 use std::net::TcpListener;

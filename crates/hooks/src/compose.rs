@@ -74,6 +74,14 @@ pub fn count_tokens(composed: &mut ComposedContext) {
     composed.tokens = Some(tokens);
 }
 
+/// Where line token counts are kept between runs (a budget then needs no
+/// tokenizer on an unchanged tree).
+pub fn token_cache(host: &Host<'_>) -> Option<std::path::PathBuf> {
+    host.env
+        .xdg_dir("XDG_CACHE_HOME", ".cache")
+        .map(|d| d.join("agentctx/filelist-tokens"))
+}
+
 /// Composes the chosen parts for `cwd`.
 pub fn compose(host: &Host<'_>, cwd: &Path, which: ComposeParts) -> ComposedContext {
     let mut composed = ComposedContext::default();
@@ -151,7 +159,7 @@ fn file_list(
     };
     let overrides = rules.map(|r| r.rule_set().file_list).unwrap_or_default();
     let options = FileListOptions {
-        token_cache: crate::compose_remote::token_cache(host),
+        token_cache: token_cache(host),
         ..FileListOptions::layered(&host.config.file_list_context, &overrides)
     };
     Ok(list_local(&root, &options)?.text)

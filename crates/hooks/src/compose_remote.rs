@@ -48,21 +48,13 @@ pub fn remote_options(
     }
 }
 
-/// Where line token counts are kept between runs (a budget then needs no
-/// tokenizer on an unchanged tree).
-pub fn token_cache(host: &Host<'_>) -> Option<std::path::PathBuf> {
-    host.env
-        .xdg_dir("XDG_CACHE_HOME", ".cache")
-        .map(|d| d.join("agentctx/filelist-tokens"))
-}
-
 /// Composes the context of `repo` (file list and the remote's root
 /// AGENTS.md). What fails is left out with a warning, never the whole.
 pub fn compose_remote(host: &Host<'_>, repo: &RemoteRepo, refresh: bool) -> ComposedContext {
     let mut composed = ComposedContext::default();
     let config = &host.config.file_list_context;
     let options = FileListOptions {
-        token_cache: token_cache(host),
+        token_cache: crate::compose::token_cache(host),
         ..FileListOptions::layered(config, &FileListOverrides::default())
     };
     let remote_options = remote_options(host, repo.platform, &options, refresh, true);

@@ -37,6 +37,7 @@
 
 mod agents_md;
 mod compose;
+#[cfg(feature = "remote")]
 mod compose_remote;
 mod guard;
 mod handle;
@@ -47,8 +48,9 @@ mod shell;
 mod tools;
 
 pub use agents_md::{BuiltinLoader, builtin_loader, claude_user_settings};
-pub use compose::{ComposeParts, compose, count_tokens, with_system_prompt};
-pub use compose_remote::{compose_remote, remote_options, token_cache};
+pub use compose::{ComposeParts, compose, count_tokens, token_cache, with_system_prompt};
+#[cfg(feature = "remote")]
+pub use compose_remote::{compose_remote, remote_options};
 pub use guard::{Guard, Verdict};
 pub use handle::{HookOutcome, detect_agent, handle};
 pub use host::{Host, RulesError};

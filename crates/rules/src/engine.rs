@@ -11,7 +11,7 @@ use agentctx_types::RuleFinding;
 use crate::doc::{Entry, RuleDoc};
 use crate::error::RuleFileError;
 use crate::paths::{LinkScanner, OnDisk, normalize_lexically};
-use crate::patterns::PatternSet;
+use crate::patterns::EntryPatterns;
 use crate::tools::ToolList;
 
 /// The rules in force for a project root, compiled once. Build with
@@ -26,10 +26,10 @@ pub struct Rules {
     doc: RuleDoc,
     allowed: Option<ToolList>,
     denied: ToolList,
-    include: Option<PatternSet>,
-    exclude: PatternSet,
+    include: Option<EntryPatterns>,
+    exclude: EntryPatterns,
     /// `exclude` entries written `~/...`: paths in the home directory.
-    home_exclude: PatternSet,
+    home_exclude: EntryPatterns,
     home: Option<PathBuf>,
     warnings: Vec<RuleFinding>,
     error: Option<RuleFileError>,
@@ -133,20 +133,20 @@ impl Rules {
         doc: RuleDoc,
         warnings: Vec<RuleFinding>,
         error: Option<RuleFileError>,
-    ) -> Result<(Self, Option<crate::patterns::BadPattern>), DefaultRulesError> {
+    ) -> Result<(Self, Option<crate::patterns::BadEntry>), DefaultRulesError> {
         let include = doc
             .include
             .as_deref()
-            .map(|e| PatternSet::compile(e, false));
+            .map(|e| EntryPatterns::compile(e, false));
         let project_exclude: Vec<Entry> = doc
             .exclude
             .iter()
             .filter(|e| !e.text.starts_with("~/"))
             .cloned()
             .collect();
-        let exclude = PatternSet::compile(&project_exclude, true);
-        let home_exclude = PatternSet::compile_home(&doc.exclude);
-        let empty = || PatternSet::compile(&[], false);
+        let exclude = EntryPatterns::compile(&project_exclude, true);
+        let home_exclude = EntryPatterns::compile_home(&doc.exclude);
+        let empty = || EntryPatterns::compile(&[], false);
         let (include, exclude, home_exclude, bad) =
             match (include.transpose(), exclude, home_exclude) {
                 (Ok(include), Ok(exclude), Ok(home)) => (include, exclude, home, None),

@@ -5,7 +5,7 @@ use std::path::Path;
 use agentctx_types::{LintReport, ProjectAgentRulesConfig, RuleFinding};
 
 use crate::doc::{Entry, RuleDoc};
-use crate::patterns::PatternSet;
+use crate::patterns::EntryPatterns;
 use crate::tools::{ToolList, ToolPattern};
 
 /// Checks the project's rule file: parse errors, unknown keys, invalid
@@ -80,7 +80,8 @@ fn check_doc(doc: &RuleDoc, at: &mut impl FnMut(Option<u64>, String)) {
     ];
     for (list, entries, case_insensitive) in pattern_lists {
         for entry in entries {
-            if let Err(bad) = PatternSet::compile(std::slice::from_ref(entry), case_insensitive) {
+            if let Err(bad) = EntryPatterns::compile(std::slice::from_ref(entry), case_insensitive)
+            {
                 at(
                     entry.line,
                     format!(

@@ -3,33 +3,33 @@
 
 use std::path::Path;
 
-use agentctx_types::PatternSet as Compiled;
+use agentctx_types::PatternSet;
 
 use crate::doc::Entry;
 
 /// A compiled list of rule entries.
 #[derive(Clone, Debug)]
-pub struct PatternSet {
-    compiled: Compiled,
+pub struct EntryPatterns {
+    compiled: PatternSet,
     entries: Vec<Entry>,
 }
 
 /// An entry that is not a valid glob.
 #[derive(Clone, Debug)]
-pub struct BadPattern {
+pub struct BadEntry {
     pub entry: Entry,
     pub message: String,
 }
 
-impl PatternSet {
+impl EntryPatterns {
     /// Compiles `entries`; `case_insensitive` for exclude lists.
-    pub fn compile(entries: &[Entry], case_insensitive: bool) -> Result<Self, BadPattern> {
+    pub fn compile(entries: &[Entry], case_insensitive: bool) -> Result<Self, BadEntry> {
         Self::compile_texts(entries.to_vec(), |e| e.text.as_str(), case_insensitive)
     }
 
     /// Compiles the entries that name paths in the home directory (`~/...`),
     /// anchored at the home directory; other entries are left out.
-    pub fn compile_home(entries: &[Entry]) -> Result<Self, BadPattern> {
+    pub fn compile_home(entries: &[Entry]) -> Result<Self, BadEntry> {
         let home: Vec<Entry> = entries
             .iter()
             .filter(|e| e.text.starts_with("~/"))
@@ -44,10 +44,10 @@ impl PatternSet {
         entries: Vec<Entry>,
         text: impl Fn(&Entry) -> &str,
         case_insensitive: bool,
-    ) -> Result<Self, BadPattern> {
+    ) -> Result<Self, BadEntry> {
         let compiled =
-            Compiled::compile(entries.iter().map(&text), case_insensitive).map_err(|bad| {
-                BadPattern {
+            PatternSet::compile(entries.iter().map(&text), case_insensitive).map_err(|bad| {
+                BadEntry {
                     entry: entries
                         .get(bad.index)
                         .cloned()

@@ -419,6 +419,27 @@ fn lint_reports_every_problem() {
     assert!(lint(&fixture("github"), &config()).findings.is_empty());
 }
 
+/// The example: `!keep.env` was taken as a literal name and lint
+/// said ok. It is an error now, with its line, and a rule file holding it
+/// is broken (its `on_error` policy applies), never half-applied.
+#[test]
+fn a_negated_exclude_is_a_lint_error_and_breaks_the_rule_file() {
+    let p = Project::new("file_patterns:\n  exclude: [\"*.env\", \"!keep.env\"]\n");
+    let report = lint(&p.root, &config());
+    assert_eq!(report.findings.len(), 1, "{:?}", report.findings);
+    assert_eq!(report.findings[0].line, Some(2));
+    assert!(
+        report.findings[0]
+            .message
+            .contains("negation is not supported")
+    );
+    let rules = Rules::load(&p.root, &config()).unwrap();
+    assert!(
+        rules.error().is_some(),
+        "the file is broken, not applied without the entry"
+    );
+}
+
 #[test]
 fn many_patterns_decide_like_few() {
     let mut yaml = String::from("file_patterns:\n  exclude:\n");

@@ -2,11 +2,13 @@
 
 use std::path::PathBuf;
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The `agentmem` section of the config.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct AgentMemConfig {
     /// Memory folder; unset means `~/.agent-kit/MEMORY`.
@@ -51,7 +53,8 @@ impl Default for AgentMemConfig {
 
 /// A capture as the memory index knows it (`mem list --json`, and each
 /// hit of `mem search --json`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct CaptureRecord {
     /// The file name without `.md`.
     pub id: String,
@@ -76,7 +79,8 @@ pub struct CaptureRecord {
 }
 
 /// A search hit (`mem search --json` is a list of these).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct SearchHit {
     /// The capture.
     #[serde(flatten)]
@@ -88,7 +92,8 @@ pub struct SearchHit {
 }
 
 /// `mem show --json`: the capture and its file's text.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct CaptureShown {
     /// The capture.
     pub record: CaptureRecord,
@@ -97,7 +102,8 @@ pub struct CaptureShown {
 }
 
 /// `mem context --json`: the block of past captures for a prompt.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct MemoryContext {
     /// The query as given.
     pub query: String,
@@ -110,7 +116,8 @@ pub struct MemoryContext {
 }
 
 /// `mem stats --json`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct MemoryStats {
     /// Captures indexed.
     pub total: u64,
@@ -127,7 +134,8 @@ pub struct MemoryStats {
 }
 
 /// One capture attempt, one JSON line of `AGENTMEM_EVENTS_PATH`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct CaptureEvent {
     /// When (local time, as in capture files).
     pub timestamp: String,

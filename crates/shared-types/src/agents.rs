@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -10,7 +11,8 @@ use crate::PositiveInt;
 /// The `agents` section of the config, exactly the public v1 schema.
 ///
 /// Keys are camelCase, unknown keys are rejected, limits must be positive.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct AgentsConfig {
     /// `false` turns off the initial chain and the resolver.
@@ -35,7 +37,8 @@ impl Default for AgentsConfig {
 }
 
 /// `agents.root`: how the project root is found.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct RootConfig {
     /// A fixed root; skips the marker walk. Must exist.
@@ -61,7 +64,8 @@ impl Default for RootConfig {
 }
 
 /// `agents.initial`: limits of the chain loaded at session start.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct InitialConfig {
     /// At most this many AGENTS.md files are adopted.
@@ -84,7 +88,8 @@ impl Default for InitialConfig {
 }
 
 /// `agents.resolver`: the lazy resolver.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct ResolverConfig {
     /// `false`: the resolver never reports anything.
@@ -105,7 +110,8 @@ impl Default for ResolverConfig {
 /// What a resolve returns: AGENTS.md files that are new or changed for a path.
 ///
 /// Paths and versions only, never file contents.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResolvedAgents {
     /// Root-most first.
@@ -113,7 +119,8 @@ pub struct ResolvedAgents {
 }
 
 /// One AGENTS.md file offered by the resolver.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResolvedAgentFile {
     /// Absolute path of the file.
@@ -129,9 +136,8 @@ pub struct ResolvedAgentFile {
 }
 
 /// The `type` attribute of a `<system-reminder>` block.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub enum SystemReminderType {
     /// New or changed AGENTS.md files apply to a path.
     #[serde(rename = "agents.resolve.paths")]
@@ -166,7 +172,8 @@ impl std::fmt::Display for SystemReminderType {
 }
 
 /// An AGENTS.md file that the initial chain left out, and why.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OmittedAgentFile {
     /// Absolute path of the file.
@@ -178,7 +185,8 @@ pub struct OmittedAgentFile {
 }
 
 /// The limit that left a file out of the initial chain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub enum OmitReason {
     /// `agents.initial.maxFiles` was reached.
     #[serde(rename = "maxFiles")]
@@ -189,7 +197,8 @@ pub enum OmitReason {
 }
 
 /// `agentctx agents init --json`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InitialBundle {
     /// The adopted files, root-most first.
@@ -201,7 +210,8 @@ pub struct InitialBundle {
 }
 
 /// `agentctx root --json`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RootInfo {
     /// The project root.
@@ -215,7 +225,8 @@ pub struct RootInfo {
 }
 
 /// How the project root was found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RootSource {
     /// `projectRootOverride` or `CODELIA_AGENTS_ROOT`.
@@ -227,7 +238,8 @@ pub enum RootSource {
 }
 
 /// `agentctx session resume --json`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResumeReport {
     /// `[before, after]` when the working directory changed.
@@ -243,7 +255,8 @@ pub struct ResumeReport {
 }
 
 /// `agentctx trim --json`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TrimReport {
     /// Bytes removed (0 when the output fit).

@@ -1,10 +1,12 @@
 //! JSON printed by CLI commands.
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// One effective config value and where it came from (`agentctx config --origins --json`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ConfigEntry {
     /// Dotted key path, e.g. `agents.initial.maxFiles`.
@@ -16,7 +18,8 @@ pub struct ConfigEntry {
 }
 
 /// Where a config value came from, lowest precedence first.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ConfigOrigin {
     /// Built into agentctx.

@@ -3,15 +3,15 @@
 
 use std::collections::BTreeMap;
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::FileListPosition;
 
 /// Which material a part is.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ContextPartKind {
     /// The rules' system prompt extension.
@@ -37,7 +37,8 @@ impl ContextPartKind {
 }
 
 /// One composed part.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ContextPart {
     /// Which material.
     pub kind: ContextPartKind,
@@ -47,7 +48,8 @@ pub struct ContextPart {
 
 /// The composed context: the system part, the user-message prefix, and what
 /// went wrong on the way (each failing part is left out, never the whole).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct ComposedContext {
     /// Parts for the system prompt.
     pub system: Vec<ContextPart>,

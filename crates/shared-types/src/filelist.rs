@@ -1,12 +1,14 @@
 //! The project file list: its config section.
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::PositiveInt;
 
 /// The `file_list_context` section of the config.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct FileListConfig {
     /// `false`: no file list in the composed context.
@@ -61,7 +63,8 @@ impl Default for FileListConfig {
 }
 
 /// The rendering of a file list.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FileListFormat {
     /// Two-space indented tree, directories first.
@@ -80,7 +83,8 @@ crate::from_name!(FileListFormat, "file list format", [
 ]);
 
 /// Where the composed context places the file list.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FileListPosition {
     /// Appended to the system prompt.
@@ -91,7 +95,8 @@ pub enum FileListPosition {
 }
 
 /// `agentctx files --json`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct FileListReport {
     /// The name in the header: the root's directory name, or `owner/repo@ref`.

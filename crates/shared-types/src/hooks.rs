@@ -7,11 +7,13 @@
 
 use std::collections::BTreeMap;
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The coding agent that runs a hook.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum HookAgent {
     /// Anthropic's Claude Code.
@@ -40,7 +42,8 @@ impl std::fmt::Display for HookAgent {
 
 /// A hook's stdin: Claude Code and Codex hooks (`SessionStart`,
 /// `SubagentStart`, `PreToolUse`, `PostToolUse`, `Stop`, `SubagentStop`, ...).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(default)]
 pub struct HookInput {
     /// The agent's session id (a sub-agent's hooks carry its parent's).
@@ -82,7 +85,8 @@ pub struct HookInput {
 }
 
 /// One entry of Claude Code's `background_tasks`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(default)]
 pub struct BackgroundTask {
     /// The task's id (a sub-agent's `agent_id`).
@@ -100,7 +104,8 @@ pub struct BackgroundTask {
 
 /// What a hook prints on stdout for the agent: Claude Code and Codex read
 /// the same `hookSpecificOutput` object.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HookReply {
     /// The event-specific answer.
@@ -108,7 +113,8 @@ pub struct HookReply {
 }
 
 /// The event-specific part of a [`HookReply`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HookSpecificOutput {
     /// The event this answers (the agents check it).
@@ -125,7 +131,8 @@ pub struct HookSpecificOutput {
 }
 
 /// A `PreToolUse` decision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum PermissionDecision {
     /// The call does not run.
@@ -159,7 +166,8 @@ impl HookReply {
 }
 
 /// Codex `notify`: the one argument Codex passes to the notify program.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(default, rename_all = "kebab-case")]
 pub struct CodexNotify {
     /// `agent-turn-complete`.

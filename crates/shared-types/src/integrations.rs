@@ -1,6 +1,7 @@
 //! How agentctx fits into each coding agent: the `claude_code` and `codex`
 //! config sections.
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -9,7 +10,8 @@ use serde::{Deserialize, Serialize};
 /// Claude Code (2.1.x, its built-in `agents-md` plugin) and Codex load
 /// AGENTS.md themselves; agentctx must not give the same bodies again. See
 /// docs/integrations/ for what each agent does, measured per version.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AgentsMdBodies {
     /// Work out, per session, whether the agent's own loader is on (its
@@ -27,7 +29,8 @@ pub enum AgentsMdBodies {
 }
 
 /// The `claude_code` section.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct ClaudeCodeConfig {
     /// Who gives the model the bodies of AGENTS.md files.
@@ -35,7 +38,8 @@ pub struct ClaudeCodeConfig {
 }
 
 /// The `codex` section.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct CodexConfig {
     /// Who gives the model the bodies of AGENTS.md files.

@@ -30,10 +30,12 @@ mod filelist;
 mod hooks;
 mod integrations;
 mod paths;
+#[cfg(feature = "patterns")]
 mod patterns;
 mod positive;
 mod reminder;
 mod rules;
+#[cfg(feature = "schema")]
 mod schema;
 mod session;
 
@@ -56,6 +58,7 @@ pub use hooks::{
 };
 pub use integrations::{AgentsMdBodies, ClaudeCodeConfig, CodexConfig};
 pub use paths::normalize_lexically;
+#[cfg(feature = "patterns")]
 pub use patterns::{BadPattern, PatternSet, expand_pattern};
 pub use positive::{PositiveInt, UnknownName};
 pub use reminder::{ReminderEnvelope, system_reminder};
@@ -64,5 +67,6 @@ pub use rules::{
     OnRuleError, ProjectAgentRulesConfig, PromptText, RuleDecision, RuleFileFormat, RuleFinding,
     RuleSet, RulesReport, RulesSource, normalize_tool_name,
 };
+#[cfg(feature = "schema")]
 pub use schema::{SCHEMA_NAMES, schema_named};
 pub use session::{FileId, LoadedVersion, SESSION_STATE_VERSION, SessionState};

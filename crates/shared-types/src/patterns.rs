@@ -67,6 +67,13 @@ struct Bucket {
 /// Globs per compiled set.
 const CHUNK: usize = 256;
 
+/// Why a pattern starting with `!` is refused. In a `.gitignore` it would
+/// re-include what an earlier pattern excluded; these lists have no order
+/// to undo, and taking `!keep.env` as the literal name `!keep.env` (as
+/// globset would) silently does the opposite of what was meant, so it is
+/// an error.
+pub const NEGATION_UNSUPPORTED: &str = "`!` negation is not supported here: these patterns only add to a list (an exclude cannot be undone by a later pattern); list what you mean instead, or write `\\!` for a name that starts with `!`";
+
 /// A pattern that is not a valid glob.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadPattern {
@@ -118,6 +125,12 @@ impl PatternSet {
         let mut depth = 0;
         for (index, pattern) in patterns.into_iter().enumerate() {
             len = index + 1;
+            if pattern.trim_start().starts_with('!') {
+                return Err(BadPattern {
+                    index,
+                    message: NEGATION_UNSUPPORTED.to_owned(),
+                });
+            }
             let folded = if case_insensitive {
                 fold_case(pattern)
             } else {
@@ -262,6 +275,15 @@ mod tests {
         PatternSet::compile(patterns.iter().copied(), false)
             .unwrap()
             .is_match(Path::new(path))
+    }
+
+    #[test]
+    fn a_negated_pattern_is_refused_and_an_escaped_bang_is_a_name() {
+        let error = PatternSet::compile(["*.env", " !keep.env"], true).unwrap_err();
+        assert_eq!(error.index, 1);
+        assert_eq!(error.message, NEGATION_UNSUPPORTED);
+        assert!(matches(&["\\!keep.env"], "a/!keep.env"));
+        assert!(!matches(&["\\!keep.env"], "a/keep.env"));
     }
 
     #[test]

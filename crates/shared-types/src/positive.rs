@@ -1,9 +1,11 @@
 //! A positive integer that config files cannot get wrong quietly.
 
+#[cfg(feature = "schema")]
 use std::borrow::Cow;
 use std::fmt;
 use std::num::NonZeroU64;
 
+#[cfg(feature = "schema")]
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -128,6 +130,7 @@ impl Visitor<'_> for PositiveIntVisitor {
     }
 }
 
+#[cfg(feature = "schema")]
 impl JsonSchema for PositiveInt {
     fn schema_name() -> Cow<'static, str> {
         "PositiveInt".into()

@@ -1,12 +1,14 @@
 //! Project agent rules: the config section and the rule set a rule file holds.
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{FileListFormat, PositiveInt};
 
 /// The `project_agent_rules` section of the config.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct ProjectAgentRulesConfig {
     /// `false`: no rules at all, whatever rule files exist.
@@ -30,7 +32,8 @@ pub struct ProjectAgentRulesConfig {
 
 /// What a broken rule file (unreadable, invalid YAML, wrong types, invalid
 /// glob) means. It is reported either way, never silently ignored.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum OnRuleError {
     /// Use `default_rules`, as the spec says; the doors the file meant to close stay open.
@@ -63,7 +66,8 @@ impl Default for ProjectAgentRulesConfig {
 
 /// What a rule file says: prompt extension, tool lists, file patterns and
 /// file-list overrides. Keys are snake_case, as in the rule files.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct RuleSet {
     /// Text appended to the system prompt, after the base prompt.
@@ -85,7 +89,8 @@ pub struct RuleSet {
 }
 
 /// `file_patterns`: gitignore-like globs relative to the project root.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct FilePatterns {
     /// Absent: every path inside the root passes. Present: a path must match one.
@@ -96,7 +101,8 @@ pub struct FilePatterns {
 }
 
 /// `file_list` in a rule file: overrides of `file_list_context` for this project.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct FileListOverrides {
     /// Added to the configured exclude patterns.
@@ -112,7 +118,8 @@ pub struct FileListOverrides {
 }
 
 /// Where the effective rules came from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RulesSource {
     /// A rule file at the project root.
@@ -145,14 +152,16 @@ impl std::fmt::Display for RulesSource {
 }
 
 /// `prompt rules --json`, `prompt agents-guidance --json`: a prompt text.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct PromptText {
     /// The text, without a trailing line break (empty when there is none).
     pub text: String,
 }
 
 /// The form of a rule file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RuleFileFormat {
     /// `.coding-agent-rules.yaml`.
@@ -172,7 +181,8 @@ impl RuleFileFormat {
 }
 
 /// `agentctx rules show --json`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RulesReport {
     /// The effective rules.
@@ -184,7 +194,8 @@ pub struct RulesReport {
 }
 
 /// What a decision is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DecisionSubject {
     /// A tool call.
@@ -194,7 +205,8 @@ pub enum DecisionSubject {
 }
 
 /// Which rule decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DecisionRule {
     /// No rule restricts this (no allow list or include list, nothing denied).
@@ -222,7 +234,8 @@ pub enum DecisionRule {
 }
 
 /// One allow or deny, with everything needed to say why.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RuleDecision {
     /// Tool or file.
@@ -272,7 +285,8 @@ pub fn normalize_tool_name(name: &str) -> String {
 
 /// A problem at a place in a rule file: a warning when the rules load (the
 /// file still applies), a finding of `rules lint`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct RuleFinding {
     /// The rule file.
     pub path: std::path::PathBuf,
@@ -292,7 +306,8 @@ impl std::fmt::Display for RuleFinding {
 }
 
 /// `rules lint --json`: what was checked and everything wrong with it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct LintReport {
     /// The rule file checked; `None` when the project has none.
     pub file: Option<std::path::PathBuf>,

@@ -61,6 +61,7 @@ fn line(record: &CaptureRecord) -> String {
 pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     match command {
         MemCommand::Capture(args) => return crate::commands::mem::capture(inv, args, out),
+        #[cfg(feature = "viewer")]
         MemCommand::Serve(args) => return crate::commands::serve::run(inv, args, out),
         MemCommand::List(args) => {
             let records = open(inv)?.list(&filter(args, inv))?;

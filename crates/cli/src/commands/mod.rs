@@ -10,6 +10,7 @@ pub mod mem;
 pub mod memstore;
 pub mod rules;
 pub mod schema;
+#[cfg(feature = "viewer")]
 pub mod serve;
 pub mod text;
 
