@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Parts;
+use super::{Parts, SettingsError};
 use agentctx_types::HookAgent;
 
 /// The value of `pluginConfigs["agents-md@builtin"].options.instructionFiles`
@@ -20,12 +20,12 @@ pub fn edit_claude_settings(
     parts: Parts,
     adding: bool,
     version: Option<(u32, u32, u32)>,
-) -> Result<String, String> {
+) -> Result<String, SettingsError> {
     let Some(mut root) = super::entries::parse(text, adding)? else {
         return Ok(text.unwrap_or_default().to_owned());
     };
     let Some(object) = root.as_object_mut() else {
-        return Err("does not hold a JSON object".into());
+        return Err(SettingsError::NotAnObject);
     };
     if parts.hooks {
         if adding {
@@ -52,20 +52,22 @@ pub fn edit_claude_settings(
     super::entries::serialize(text, &root, adding)
 }
 
-fn set_plugin_off(object: &mut Map<String, Value>) -> Result<(), String> {
+fn set_plugin_off(object: &mut Map<String, Value>) -> Result<(), SettingsError> {
     let options = object
         .entry("pluginConfigs")
         .or_insert_with(|| json!({}))
         .as_object_mut()
-        .ok_or("`pluginConfigs` is not an object")?
+        .ok_or_else(|| SettingsError::shape("pluginConfigs", "an object"))?
         .entry(crate::agents_md::CLAUDE_PLUGIN)
         .or_insert_with(|| json!({}))
         .as_object_mut()
-        .ok_or("`pluginConfigs.agents-md@builtin` is not an object")?
+        .ok_or_else(|| SettingsError::shape("pluginConfigs.agents-md@builtin", "an object"))?
         .entry("options")
         .or_insert_with(|| json!({}))
         .as_object_mut()
-        .ok_or("`pluginConfigs.agents-md@builtin.options` is not an object")?;
+        .ok_or_else(|| {
+            SettingsError::shape("pluginConfigs.agents-md@builtin.options", "an object")
+        })?;
     options.insert(
         "instructionFiles".into(),
         Value::String(AGENTS_MD_PLUGIN_OFF.into()),

@@ -3,17 +3,21 @@
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
-use super::is_agentctx_command;
+use super::{SettingsError, is_agentctx_command};
 use agentctx_types::HookAgent;
 
 /// Adds (or removes) agentctx's entries in a Codex `hooks.json` text
 /// (`{"hooks": {"Event": [{"matcher": "...", "hooks": [...]}]}}`).
-pub fn edit_codex_hooks(text: Option<&str>, program: &str, adding: bool) -> Result<String, String> {
+pub fn edit_codex_hooks(
+    text: Option<&str>,
+    program: &str,
+    adding: bool,
+) -> Result<String, SettingsError> {
     let Some(mut root) = super::entries::parse(text, adding)? else {
         return Ok(text.unwrap_or_default().to_owned());
     };
     let Some(object) = root.as_object_mut() else {
-        return Err("does not hold a JSON object".into());
+        return Err(SettingsError::NotAnObject);
     };
     if adding {
         super::entries::add_hooks(object, program, HookAgent::Codex, &[])?;
@@ -25,10 +29,9 @@ pub fn edit_codex_hooks(text: Option<&str>, program: &str, adding: bool) -> Resu
 
 /// Removes what agentctx versions before 0.2 added to a Codex
 /// `config.toml`: values marked `# added by agentctx`.
-pub fn edit_codex_toml(text: &str) -> Result<String, String> {
+pub fn edit_codex_toml(text: &str) -> Result<String, SettingsError> {
     const MARK: &str = "added by agentctx";
-    let mut doc: toml_edit::DocumentMut =
-        text.parse().map_err(|e| format!("not valid TOML ({e})"))?;
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(SettingsError::Toml)?;
     let marked = |item: Option<&toml_edit::Item>| {
         item.and_then(toml_edit::Item::as_value)
             .and_then(|v| v.decor().suffix())
@@ -136,11 +139,9 @@ pub fn edit_codex_trust(
     text: Option<&str>,
     entries: &[(String, String)],
     adding: bool,
-) -> Result<String, String> {
+) -> Result<String, SettingsError> {
     let original = text.unwrap_or("");
-    let mut doc: toml_edit::DocumentMut = original
-        .parse()
-        .map_err(|e| format!("not valid TOML ({e})"))?;
+    let mut doc: toml_edit::DocumentMut = original.parse().map_err(SettingsError::Toml)?;
     if !adding && doc.get("hooks").is_none() {
         return Ok(original.to_owned());
     }
@@ -152,7 +153,7 @@ pub fn edit_codex_trust(
             toml_edit::Item::Table(table)
         })
         .as_table_mut()
-        .ok_or("`hooks` is not a table")?;
+        .ok_or_else(|| SettingsError::shape("hooks", "a table"))?;
     let state = hooks
         .entry("state")
         .or_insert_with(|| {
@@ -161,14 +162,14 @@ pub fn edit_codex_trust(
             toml_edit::Item::Table(table)
         })
         .as_table_mut()
-        .ok_or("`hooks.state` is not a table")?;
+        .ok_or_else(|| SettingsError::shape("hooks.state", "a table"))?;
     for (key, hash) in entries {
         if adding {
             let entry = state
                 .entry(key)
                 .or_insert_with(|| toml_edit::Item::Table(toml_edit::Table::new()))
                 .as_table_mut()
-                .ok_or_else(|| format!("`hooks.state.\"{key}\"` is not a table"))?;
+                .ok_or_else(|| SettingsError::shape(format!("hooks.state.\"{key}\""), "a table"))?;
             entry.insert("trusted_hash", toml_edit::value(hash.as_str()));
         } else if state
             .get(key)

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{hook_command, is_agentctx_command};
+use super::{SettingsError, hook_command, is_agentctx_command};
 use agentctx_types::HookAgent;
 
 /// The events agentctx handles, and whether each takes a tool matcher.
@@ -25,12 +25,12 @@ pub(super) fn add_hooks(
     program: &str,
     agent: HookAgent,
     skip: &[&str],
-) -> Result<(), String> {
+) -> Result<(), SettingsError> {
     let hooks = object
         .entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
-        .ok_or("`hooks` is not an object")?;
+        .ok_or_else(|| SettingsError::shape("hooks", "an object"))?;
     for (event, tool_event) in EVENTS {
         if skip.contains(&event) {
             continue;
@@ -40,7 +40,7 @@ pub(super) fn add_hooks(
             .entry(event)
             .or_insert_with(|| Value::Array(Vec::new()))
             .as_array_mut()
-            .ok_or_else(|| format!("`hooks.{event}` is not a list"))?;
+            .ok_or_else(|| SettingsError::shape(format!("hooks.{event}"), "a list"))?;
         let mut present = false;
         for entry in list.iter_mut() {
             if let Some(inner) = entry.get_mut("hooks").and_then(Value::as_array_mut) {
@@ -121,7 +121,11 @@ pub(super) fn remove_hooks(object: &mut Map<String, Value>) {
 
 /// The text to write: the JSON re-serialized, or the text as it was when
 /// a removal changed nothing (a hand-formatted file stays as written).
-pub(super) fn serialize(text: Option<&str>, root: &Value, adding: bool) -> Result<String, String> {
+pub(super) fn serialize(
+    text: Option<&str>,
+    root: &Value,
+    adding: bool,
+) -> Result<String, SettingsError> {
     if !adding
         && text
             .and_then(|t| serde_json::from_str::<Value>(t).ok())
@@ -130,16 +134,16 @@ pub(super) fn serialize(text: Option<&str>, root: &Value, adding: bool) -> Resul
     {
         return Ok(text.unwrap_or_default().to_owned());
     }
-    Ok(serde_json::to_string_pretty(root).map_err(|e| e.to_string())? + "\n")
+    Ok(serde_json::to_string_pretty(root).map_err(SettingsError::Json)? + "\n")
 }
 
 /// Parses a settings text for editing: `None` when there is nothing to
 /// remove from (no file, or an empty one).
-pub(super) fn parse(text: Option<&str>, adding: bool) -> Result<Option<Value>, String> {
+pub(super) fn parse(text: Option<&str>, adding: bool) -> Result<Option<Value>, SettingsError> {
     match text {
         Some(t) if !t.trim().is_empty() => serde_json::from_str(t)
             .map(Some)
-            .map_err(|e| format!("not valid JSON ({e})")),
+            .map_err(SettingsError::Json),
         _ if !adding => Ok(None),
         _ => Ok(Some(Value::Object(Map::new()))),
     }

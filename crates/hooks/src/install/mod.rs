@@ -188,6 +188,41 @@ impl FileChange {
     }
 }
 
+/// What is wrong with the content of a settings file; install leaves such
+/// a file as it is.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// Not UTF-8 text.
+    #[error("not UTF-8")]
+    NotUtf8,
+    /// Not JSON (or it cannot be written back as JSON).
+    #[error("not valid JSON ({0})")]
+    Json(#[source] serde_json::Error),
+    /// Not TOML.
+    #[error("not valid TOML ({0})")]
+    Toml(#[source] toml_edit::TomlError),
+    /// JSON whose top level is not an object.
+    #[error("does not hold a JSON object")]
+    NotAnObject,
+    /// A key holds another kind of value than the agent reads there.
+    #[error("`{key}` is not {expected}")]
+    Shape {
+        /// The dotted key.
+        key: String,
+        /// `an object`, `a list`, `a table`.
+        expected: &'static str,
+    },
+}
+
+impl SettingsError {
+    pub(crate) fn shape(key: impl Into<String>, expected: &'static str) -> Self {
+        Self::Shape {
+            key: key.into(),
+            expected,
+        }
+    }
+}
+
 /// Why install or uninstall cannot go on; nothing was written.
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
@@ -202,12 +237,12 @@ pub enum InstallError {
     },
     /// A settings file is not valid JSON or TOML, or not shaped as the agent
     /// reads it; it is left as it is.
-    #[error("{}: {message}; not touching it", .path.display())]
+    #[error("{}: {source}; not touching it", .path.display())]
     Invalid {
         /// The file.
         path: PathBuf,
         /// What is wrong.
-        message: String,
+        source: SettingsError,
     },
     /// A location is unknown (no `$HOME`).
     #[error("{0}")]
@@ -386,7 +421,7 @@ fn read(path: &Path) -> Result<Option<String>, InstallError> {
             .map(Some)
             .map_err(|_| InstallError::Invalid {
                 path: path.to_path_buf(),
-                message: "not UTF-8".into(),
+                source: SettingsError::NotUtf8,
             }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io(path)(e)),
@@ -406,9 +441,9 @@ fn edit(
     adding: bool,
     trust: &TrustEntries,
 ) -> Result<String, InstallError> {
-    let invalid = |message: String| InstallError::Invalid {
+    let invalid = |source: SettingsError| InstallError::Invalid {
         path: path.to_path_buf(),
-        message,
+        source,
     };
     match request.agent {
         HookAgent::Claude => {

@@ -243,10 +243,48 @@ fn broken_settings_are_left_alone_with_a_reason() {
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     std::fs::write(&settings, "{ not json").unwrap();
     let error = plan_install(&request(HookAgent::Claude, Scope::Project), &f.places).unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            InstallError::Invalid {
+                source: SettingsError::Json(_),
+                ..
+            }
+        ),
+        "{error}"
+    );
     assert!(error.to_string().contains("not valid JSON"), "{error}");
     std::fs::write(&settings, "[1]").unwrap();
     let error = plan_install(&request(HookAgent::Claude, Scope::Project), &f.places).unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            InstallError::Invalid {
+                source: SettingsError::NotAnObject,
+                ..
+            }
+        ),
+        "{error}"
+    );
     assert!(error.to_string().contains("not touching it"), "{error}");
+    std::fs::write(&settings, "{\"hooks\": []}").unwrap();
+    let error = plan_install(&request(HookAgent::Claude, Scope::Project), &f.places).unwrap_err();
+    assert!(
+        matches!(&error, InstallError::Invalid { source: SettingsError::Shape { key, .. }, .. } if key == "hooks"),
+        "{error}"
+    );
+    std::fs::write(&settings, [0xff, 0xfe]).unwrap();
+    let error = plan_install(&request(HookAgent::Claude, Scope::Project), &f.places).unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            InstallError::Invalid {
+                source: SettingsError::NotUtf8,
+                ..
+            }
+        ),
+        "{error}"
+    );
 }
 
 #[test]
