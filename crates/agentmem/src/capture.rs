@@ -98,7 +98,36 @@ pub struct Origin {
     pub event: Option<String>,
 }
 
+/// Why `mem capture`'s input names nothing to capture.
+#[derive(Debug, thiserror::Error)]
+pub enum TriggerError {
+    /// The hook input could not be read.
+    #[error("cannot read the hook input: {0}")]
+    Read(#[source] std::io::Error),
+    /// The input is not the JSON of a hook payload or a Codex notify payload.
+    #[error("cannot read the hook input as a hook's JSON: {0}")]
+    Json(#[source] serde_json::Error),
+}
+
 impl Trigger {
+    /// The trigger `mem capture` was given: Codex `notify`'s JSON argument
+    /// when there is one, else a hook's JSON read from `input` (stdin).
+    pub fn read(notify: Option<&str>, input: impl std::io::Read) -> Result<Self, TriggerError> {
+        match notify {
+            Some(payload) => serde_json::from_str(payload)
+                .map(Self::CodexNotify)
+                .map_err(TriggerError::Json),
+            None => {
+                let hook: HookInput =
+                    serde_json::from_reader(input).map_err(|e| match e.io_error_kind() {
+                        Some(_) => TriggerError::Read(std::io::Error::other(e)),
+                        None => TriggerError::Json(e),
+                    })?;
+                Ok(Self::hook(hook))
+            }
+        }
+    }
+
     /// A hook's input.
     pub fn hook(input: HookInput) -> Self {
         Self::Hook(Box::new(input))

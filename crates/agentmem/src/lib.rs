@@ -58,8 +58,8 @@ mod store;
 mod tail;
 
 pub use capture::{
-    CaptureError, CaptureOutcome, CaptureSettings, Origin, Trigger, capture, expand_home,
-    zoned_stamp,
+    CaptureError, CaptureOutcome, CaptureSettings, Origin, Trigger, TriggerError, capture,
+    expand_home, zoned_stamp,
 };
 #[cfg(feature = "store")]
 pub use context::TokenCounter;

@@ -86,15 +86,17 @@ fn usage_error(error: clap::Error) -> ExitCode {
 }
 
 fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let agent_entry = matches!(
-        &cli.command,
-        Command::Mem(MemCommand::Capture(_)) | Command::Hook(_)
-    );
+    // `hook` and `mem capture` never fail the agent; they log instead.
+    let agent_log = match &cli.command {
+        Command::Hook(_) => Some("hook.log"),
+        Command::Mem(MemCommand::Capture(_)) => Some("agentmem.log"),
+        _ => None,
+    };
     let cwd = match working_directory(cli.global.cwd.as_deref()) {
         Ok(cwd) => cwd,
         // A hook started from a directory deleted since still runs: its
         // payload names the session's directory.
-        Err(_) if agent_entry => PathBuf::new(),
+        Err(_) if agent_log.is_some() => PathBuf::new(),
         Err(error) => return Err(error),
     };
     let config_file = cli.global.config.as_ref().map(|f| cwd.join(f));
@@ -104,17 +106,12 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         sets: &cli.global.set,
         env: &env,
     };
-    let config = if agent_entry {
+    let config = if let Some(log) = agent_log {
         // A hook must never break the agent: it runs on every value that is
         // valid (the rules' policy included) and logs the problem instead
         // of exiting 2.
         let (salvaged, errors) = config::load_salvaging(&request);
         if let Some(error) = errors.first() {
-            let log = if matches!(cli.command, Command::Hook(_)) {
-                "hook.log"
-            } else {
-                "agentmem.log"
-            };
             let line = format!("config error, bad values dropped: {error}");
             commands::mem::log_in(&env, &salvaged.config.agentmem, log, &[line], true);
         }

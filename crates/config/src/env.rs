@@ -5,6 +5,14 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+/// `SOURCE_DATE_EPOCH` is set to something else than whole seconds.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("SOURCE_DATE_EPOCH must be whole seconds since the epoch, got {text:?}")]
+pub struct SourceDateEpochError {
+    /// The value found.
+    pub text: String,
+}
+
 /// A snapshot of the environment. Commands read variables through this so
 /// tests can give each run its own environment.
 #[derive(Clone, Debug, Default)]
@@ -38,6 +46,24 @@ impl Environment {
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
             .or_else(|| self.home().map(|h| h.join(".codex")))
+    }
+
+    /// The time a generated text is stamped with, in seconds since the
+    /// epoch: `SOURCE_DATE_EPOCH` when set (the reproducible-builds
+    /// convention), else now.
+    pub fn generated_at(&self) -> Result<i64, SourceDateEpochError> {
+        if let Some(text) = self.get("SOURCE_DATE_EPOCH") {
+            return text
+                .trim()
+                .parse::<i64>()
+                .map_err(|_| SourceDateEpochError {
+                    text: text.to_owned(),
+                });
+        }
+        Ok(std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+            .unwrap_or(0))
     }
 
     /// The variable's value; an empty value counts as unset.
@@ -152,5 +178,24 @@ pub fn env_value(text: &str, kind: EnvKind) -> Result<Value, String> {
                 .map(|item| Value::String(item.to_owned()))
                 .collect(),
         )),
+    }
+}
+
+#[cfg(test)]
+mod generated_tests {
+    use super::Environment;
+
+    #[test]
+    fn source_date_epoch_stamps_generated_texts_and_must_be_whole_seconds() {
+        let env = Environment::from_pairs([("SOURCE_DATE_EPOCH", " 1700000000 ")]);
+        assert_eq!(env.generated_at(), Ok(1_700_000_000));
+        let env = Environment::from_pairs([("SOURCE_DATE_EPOCH", "1.5")]);
+        let error = env.generated_at().unwrap_err();
+        assert_eq!(error.text, "1.5");
+        assert!(
+            Environment::from_pairs([])
+                .generated_at()
+                .is_ok_and(|t| t > 1_700_000_000)
+        );
     }
 }

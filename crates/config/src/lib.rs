@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use agentctx_types::{Config, ConfigEntry, ConfigOrigin};
 use serde_json::Value;
 
-pub use env::Environment;
+pub use env::{Environment, SourceDateEpochError};
 pub use error::ConfigError;
 use layers::{Leaf, Merged, flatten, leaves_of, nest};
 pub use state::{StateLog, state_dir};

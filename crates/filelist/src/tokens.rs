@@ -182,3 +182,30 @@ fn largest(mut low: usize, mut high: usize, fits: impl Fn(usize) -> bool) -> Opt
     }
     best
 }
+
+#[cfg(test)]
+mod tests {
+    use super::largest;
+    use proptest::prelude::*;
+
+    #[test]
+    fn largest_finds_the_edge_and_says_when_nothing_fits() {
+        assert_eq!(largest(0, 10, |n| n <= 4), Some(4));
+        assert_eq!(largest(0, 10, |_| true), Some(10));
+        assert_eq!(largest(0, 10, |_| false), None);
+        assert_eq!(largest(3, 3, |n| n == 3), Some(3));
+        assert_eq!(largest(5, 2, |_| true), None);
+    }
+
+    proptest! {
+        /// For any monotone predicate (fits up to `edge`), the search finds
+        /// the edge, or nothing when the edge is below the range.
+        #[test]
+        fn largest_agrees_with_a_linear_scan(low in 0usize..50, span in 0usize..200, edge in 0usize..300) {
+            let high = low + span;
+            let fits = |n: usize| n <= edge;
+            let expected = (low..=high).rev().find(|&n| fits(n));
+            prop_assert_eq!(largest(low, high, fits), expected);
+        }
+    }
+}

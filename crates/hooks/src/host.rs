@@ -36,7 +36,35 @@ pub enum RulesError {
     DefaultRules(#[from] DefaultRulesError),
 }
 
+/// Why a session's state file cannot be placed.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionPlaceError {
+    /// A session id was given, and there is no state folder to keep it in.
+    #[error("--session-id needs $XDG_STATE_HOME or $HOME to place the session file")]
+    NoStateDir,
+    /// The id cannot name a file.
+    #[error(transparent)]
+    Id(#[from] agentctx_core::CoreError),
+}
+
 impl Host<'_> {
+    /// The state of the session named by a state file (`file`, relative
+    /// to `cwd`) or by an id (under [`Host::sessions_dir`]); `None` when
+    /// neither is given (the caller then works without a session).
+    pub fn session_store(
+        &self,
+        cwd: &Path,
+        file: Option<&Path>,
+        id: Option<&str>,
+    ) -> Result<Option<agentctx_core::SessionStore>, SessionPlaceError> {
+        if let Some(file) = file {
+            return Ok(Some(agentctx_core::SessionStore::at(cwd.join(file))));
+        }
+        let Some(id) = id else { return Ok(None) };
+        let dir = self.sessions_dir().ok_or(SessionPlaceError::NoStateDir)?;
+        Ok(Some(agentctx_core::SessionStore::for_id(&dir, id)?))
+    }
+
     /// `$HOME`, when absolute.
     pub fn home(&self) -> Option<PathBuf> {
         self.env.home()

@@ -53,6 +53,6 @@ pub use compose::{ComposeParts, compose, count_tokens, token_cache, with_system_
 pub use compose_remote::{compose_remote, remote_options};
 pub use guard::{Guard, Verdict};
 pub use handle::{HookOutcome, detect_agent, handle};
-pub use host::{Host, RulesError};
+pub use host::{Host, RulesError, SessionPlaceError};
 pub use shell::{NamedPath, ShellCommand, ShellError, ShellScript, ShellWord, parse_shell};
 pub use tools::{normalize_tool, patch_paths, tool_paths};

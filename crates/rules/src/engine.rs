@@ -400,6 +400,20 @@ pub struct FileChecker<'r> {
 }
 
 impl FileChecker<'_> {
+    /// [`FileChecker::check`] for `item` as a user typed it in `cwd`:
+    /// taken as typed at the root (so the decision quotes it as typed),
+    /// else against `cwd`.
+    pub fn check_typed(&mut self, cwd: &Path, item: &str) -> RuleDecision {
+        let at_root = std::fs::canonicalize(cwd).is_ok_and(|cwd| cwd == self.rules.root());
+        let mut decision = if at_root {
+            self.check(Path::new(item))
+        } else {
+            self.check(&cwd.join(item))
+        };
+        decision.item = item.to_owned();
+        decision
+    }
+
     /// See [`Rules::check_file`].
     pub fn check(&mut self, path: &Path) -> RuleDecision {
         let rules = self.rules;

@@ -21,3 +21,18 @@ pub fn compose_system_prompt(
         .collect::<Vec<_>>()
         .join("\n\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::compose_system_prompt;
+
+    #[test]
+    fn empty_parts_are_left_out_and_no_blank_lines_pile_up() {
+        assert_eq!(compose_system_prompt("", Some("  \n"), ""), "");
+        assert_eq!(
+            compose_system_prompt("base\n\n", None, "tools\n"),
+            "base\n\ntools"
+        );
+        assert_eq!(compose_system_prompt("", Some("ext"), ""), "ext");
+    }
+}

@@ -77,3 +77,55 @@ impl ToolList {
         self.patterns.iter().map(|(_, e)| e)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_parse_to_what_they_can_match() {
+        assert_eq!(ToolPattern::parse("*"), ToolPattern::Any);
+        assert_eq!(
+            ToolPattern::parse("github/*"),
+            ToolPattern::Server("github/".into())
+        );
+        assert_eq!(
+            ToolPattern::parse("mcp__github__*"),
+            ToolPattern::Server("github/".into())
+        );
+        assert_eq!(
+            ToolPattern::parse("mcp__github__push"),
+            ToolPattern::Exact("github/push".into())
+        );
+        assert_eq!(
+            ToolPattern::parse("Read"),
+            ToolPattern::Exact("Read".into())
+        );
+        for never in ["gh*", "a b", "", "/*", "a/b/*", "*/*"] {
+            assert_eq!(ToolPattern::parse(never), ToolPattern::Never, "{never:?}");
+        }
+    }
+
+    #[test]
+    fn a_server_entry_matches_its_tools_only_and_names_are_case_sensitive() {
+        let server = ToolPattern::parse("github/*");
+        assert!(server.matches("github/push_files"));
+        assert!(!server.matches("github/"));
+        assert!(!server.matches("githubx/push"));
+        assert!(!ToolPattern::parse("Read").matches("read"));
+    }
+
+    #[test]
+    fn the_first_entry_in_file_order_decides() {
+        let entries = [
+            Entry::new("github/*", Some(3)),
+            Entry::new("github/push", Some(4)),
+        ];
+        let list = ToolList::new(&entries);
+        assert_eq!(
+            list.first_match("github/push").map(|e| e.line),
+            Some(Some(3))
+        );
+        assert_eq!(list.first_match("Bash"), None);
+    }
+}

@@ -123,14 +123,7 @@ fn store_for(
     inv: &Invocation,
     file: Option<&PathBuf>,
     id: Option<&str>,
-) -> anyhow::Result<Option<SessionStore>> {
-    if let Some(file) = file {
-        return Ok(Some(SessionStore::at(inv.cwd.join(file))));
-    }
-    let Some(id) = id else { return Ok(None) };
-    let dir = inv
-        .host()
-        .sessions_dir()
-        .context("--session-id needs $XDG_STATE_HOME or $HOME to place the session file")?;
-    Ok(Some(SessionStore::for_id(&dir, id)?))
+) -> Result<Option<SessionStore>, agentctx_hooks::SessionPlaceError> {
+    inv.host()
+        .session_store(&inv.cwd, file.map(PathBuf::as_path), id)
 }

@@ -57,7 +57,11 @@ pub fn options(
     options.follow_links = args.follow;
     options.threads = args.threads;
     options.default_excludes = !args.no_default_excludes;
-    options.generated = generated_at(inv, args.no_timestamp)?;
+    options.generated = if args.no_timestamp {
+        None
+    } else {
+        Some(inv.env.generated_at()?)
+    };
     if args.token_budget.is_some() {
         options.token_budget = args.token_budget;
     }
@@ -67,24 +71,6 @@ pub fn options(
     options.token_cache = agentctx_hooks::token_cache(&inv.host());
     options.tokenizer = args.tokenizer;
     Ok(options)
-}
-
-/// `SOURCE_DATE_EPOCH` when set (reproducible builds' convention), else now.
-pub fn generated_at(inv: &Invocation, no_timestamp: bool) -> anyhow::Result<Option<i64>> {
-    if no_timestamp {
-        return Ok(None);
-    }
-    if let Some(text) = inv.env.get("SOURCE_DATE_EPOCH") {
-        let secs = text.trim().parse::<i64>().map_err(|_| {
-            anyhow::anyhow!("SOURCE_DATE_EPOCH must be whole seconds since the epoch, got {text:?}")
-        })?;
-        return Ok(Some(secs));
-    }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-        .unwrap_or(0);
-    Ok(Some(now))
 }
 
 /// `--github`, `--gitlab`, `--from-json`: the same listing from a hosting

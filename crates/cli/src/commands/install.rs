@@ -3,8 +3,7 @@
 use std::io::Write;
 
 use agentctx_hooks::install::{
-    ChangeKind, Places, Request, Scope, advice, apply, installed_agent_version, plan_install,
-    plan_uninstall,
+    Places, Request, Scope, advice, apply, installed_agent_version, plan_install, plan_uninstall,
 };
 
 use crate::cli::InstallArgs;
@@ -67,7 +66,7 @@ fn run(
     if args.dry_run {
         for change in &changes {
             if change.is_unchanged() {
-                writeln!(out, "{}: unchanged", change.path.display())?;
+                writeln!(out, "{}: {}", change.path.display(), change.how)?;
             } else {
                 write!(out, "{}", change.diff())?;
             }
@@ -76,13 +75,7 @@ fn run(
     }
     apply(&changes, &places)?;
     for change in &changes {
-        let word = match change.how {
-            ChangeKind::Unchanged => "unchanged",
-            ChangeKind::Installed => "installed",
-            ChangeKind::Restored => "restored as it was before install",
-            ChangeKind::Removed => "agentctx's entries removed (your later edits kept)",
-        };
-        writeln!(out, "{}: {word}", change.path.display())?;
+        writeln!(out, "{}: {}", change.path.display(), change.how)?;
     }
     if let Some(advice) = advice(&request).filter(|_| adding) {
         writeln!(out, "{advice}")?;

@@ -1,10 +1,10 @@
 //! `agentctx mem capture`, and the state logs hooks write.
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use agentctx_agentmem::{Trigger, capture_with_config};
 use agentctx_config::{Environment, StateLog};
-use agentctx_types::{AgentMemConfig, CodexNotify, HookInput};
+use agentctx_types::AgentMemConfig;
 
 use crate::cli::CaptureArgs;
 use crate::commands::{Invocation, Outcome};
@@ -53,7 +53,7 @@ pub fn capture(
     args: &CaptureArgs,
     _out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let line = match read_trigger(args) {
+    let line = match Trigger::read(args.payload.as_deref(), std::io::stdin().lock()) {
         Ok(trigger) => {
             let codex_home = inv.env.codex_home();
             capture_with_config(
@@ -64,19 +64,8 @@ pub fn capture(
             )
             .line
         }
-        Err(error) => format!("failed: cannot read the hook input: {error}"),
+        Err(error) => format!("failed: {error}"),
     };
     log(inv, "agentmem.log", &[line], true);
     Ok(Outcome::Success)
-}
-
-fn read_trigger(args: &CaptureArgs) -> anyhow::Result<Trigger> {
-    if let Some(payload) = &args.payload {
-        let notify: CodexNotify = serde_json::from_str(payload)?;
-        return Ok(Trigger::CodexNotify(notify));
-    }
-    let mut input = String::new();
-    std::io::stdin().read_to_string(&mut input)?;
-    let hook: HookInput = serde_json::from_str(&input)?;
-    Ok(Trigger::hook(hook))
 }

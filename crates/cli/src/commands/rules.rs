@@ -39,32 +39,11 @@ pub fn run(
         }
         RulesCommand::CheckFile(args) => {
             let rules = load(inv)?;
-            // At the root, the engine sees the path as typed, so its message
-            // quotes it; elsewhere, relative paths are taken against the cwd.
-            let at_root = std::fs::canonicalize(&inv.cwd).is_ok_and(|cwd| cwd == rules.root());
             let mut checker = rules.file_checker();
-            let cwd = inv.cwd.clone();
-            let path_for = move |item: &str| {
-                if at_root {
-                    Path::new(item).to_path_buf()
-                } else {
-                    cwd.join(item)
-                }
-            };
-            check_with(
-                inv,
-                args,
-                out,
-                move |item| checker.check(&path_for(item)),
-                item_display,
-            )
+            check_with(inv, args, out, |item| checker.check_typed(&inv.cwd, item))
         }
         RulesCommand::Lint => lint_command(inv, out),
     }
-}
-
-fn item_display(decision: &mut RuleDecision, item: &str) {
-    decision.item = item.to_owned();
 }
 
 fn show(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> {
@@ -88,7 +67,7 @@ fn check(
     decide: impl Fn(&Rules, &str) -> RuleDecision,
 ) -> anyhow::Result<Outcome> {
     let rules = load(inv)?;
-    check_with(inv, args, out, |item| decide(&rules, item), |_, _| {})
+    check_with(inv, args, out, |item| decide(&rules, item))
 }
 
 /// Decides every item (arguments first, then stdin lines), printing as it
@@ -98,14 +77,12 @@ fn check_with(
     args: &CheckArgs,
     out: &mut dyn Write,
     mut decide: impl FnMut(&str) -> RuleDecision,
-    relabel: fn(&mut RuleDecision, &str),
 ) -> anyhow::Result<Outcome> {
     let mut out = BufWriter::with_capacity(64 * 1024, out);
     let mut any_denied = false;
     let mut json: Vec<RuleDecision> = Vec::new();
     let mut handle = |item: &str, out: &mut BufWriter<&mut dyn Write>| -> anyhow::Result<()> {
-        let mut decision = decide(item);
-        relabel(&mut decision, item);
+        let decision = decide(item);
         any_denied |= !decision.allowed;
         if inv.json {
             json.push(decision);

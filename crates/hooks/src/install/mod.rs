@@ -168,6 +168,17 @@ pub enum ChangeKind {
     Removed,
 }
 
+impl std::fmt::Display for ChangeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Unchanged => "unchanged",
+            Self::Installed => "installed",
+            Self::Restored => "restored as it was before install",
+            Self::Removed => "agentctx's entries removed (your later edits kept)",
+        })
+    }
+}
+
 impl FileChange {
     /// `true` when the file stays as it is.
     pub fn is_unchanged(&self) -> bool {
