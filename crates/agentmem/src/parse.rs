@@ -3,6 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use agentctx_types::CaptureRecord;
+
 /// Why a capture file is skipped by the index.
 #[derive(Debug, thiserror::Error)]
 pub enum ParseError {
@@ -25,18 +27,11 @@ pub enum ParseError {
     },
 }
 
-/// What the index keeps of a capture file.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What the index keeps of a capture file: its record, and the output
+/// that search reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsedCapture {
-    pub name: String,
-    pub category: String,
-    pub agent: String,
-    pub source: String,
-    pub session: String,
-    pub project: String,
-    pub time: String,
-    pub completion: String,
-    pub description: String,
+    pub record: CaptureRecord,
     pub body: String,
 }
 
@@ -74,7 +69,7 @@ pub fn parse_capture(path: &Path) -> Result<ParsedCapture, ParseError> {
         c if c.is_empty() => name.split('_').nth(2).unwrap_or("RESEARCH").to_owned(),
         c => c,
     };
-    Ok(ParsedCapture {
+    let record = CaptureRecord {
         time: time_of(&name, &field("timestamp")),
         category: category.to_ascii_uppercase(),
         agent: field("executor"),
@@ -83,8 +78,12 @@ pub fn parse_capture(path: &Path) -> Result<ParsedCapture, ParseError> {
         project: field("cwd"),
         completion: field("agent_completion"),
         description: field("description"),
+        path: path.to_path_buf(),
+        id: name,
+    };
+    Ok(ParsedCapture {
+        record,
         body: output.trim().to_owned(),
-        name,
     })
 }
 

@@ -775,20 +775,21 @@ fn insert(
     mtime: i64,
     c: &crate::parse::ParsedCapture,
 ) -> rusqlite::Result<()> {
+    let r = &c.record;
     tx.execute(
         "INSERT INTO captures (path, size, mtime, name, category, agent, source, session, project, time, completion, description)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-        params![path, i64::try_from(size).unwrap_or(i64::MAX), mtime, c.name, c.category, c.agent, c.source, c.session, c.project, c.time, c.completion, c.description],
+        params![path, i64::try_from(size).unwrap_or(i64::MAX), mtime, r.id, r.category, r.agent, r.source, r.session, r.project, r.time, r.completion, r.description],
     )?;
     let id = tx.last_insert_rowid();
     tx.execute(
         "INSERT INTO captures_fts (rowid, completion, description, body, cjk) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![
             id,
-            c.completion,
-            c.description,
+            r.completion,
+            r.description,
             c.body,
-            crate::cjk::index_text(&format!("{}\n{}\n{}", c.completion, c.description, c.body))
+            crate::cjk::index_text(&format!("{}\n{}\n{}", r.completion, r.description, c.body))
         ],
     )?;
     Ok(())
