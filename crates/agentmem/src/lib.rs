@@ -68,6 +68,6 @@ pub use events::append_event;
 pub use parse::ParseError;
 #[cfg(feature = "store")]
 pub use run::StoreLocation;
-pub use run::{CaptureReport, capture_with_config, memory_root};
+pub use run::{CaptureFailure, CaptureReport, capture_with_config, memory_root};
 #[cfg(feature = "store")]
 pub use store::{FULL_CHECK_LIMIT, Filter, MemoryStore, Reconciled, StoreError};

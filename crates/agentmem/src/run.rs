@@ -6,17 +6,19 @@ use std::time::Duration;
 
 use agentctx_types::{AgentMemConfig, CaptureEvent};
 
-use crate::capture::{CaptureOutcome, CaptureSettings, Trigger, capture, expand_home, zoned_stamp};
+use crate::capture::{
+    CaptureError, CaptureOutcome, CaptureSettings, Trigger, capture, expand_home, zoned_stamp,
+};
 use crate::events::append_event;
 #[cfg(feature = "store")]
 use crate::store::{MemoryStore, Reconciled, StoreError};
 
 /// How a configured capture ended: the outcome, and the log line that says
 /// so (`captured ...`, `duplicate ...`, `skipped (...): why`, `failed ...`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct CaptureReport {
-    /// The outcome, or the error's text.
-    pub outcome: Result<CaptureOutcome, String>,
+    /// The outcome, or why it failed.
+    pub outcome: Result<CaptureOutcome, CaptureFailure>,
     /// One line for `agentmem.log`.
     pub line: String,
 }
@@ -61,6 +63,17 @@ impl StoreLocation {
     }
 }
 
+/// Why a configured capture failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureFailure {
+    /// Neither `agentmem.root` nor a home directory says where captures go.
+    #[error("no memory folder (set AGENTMEM_ROOT or HOME)")]
+    NoMemoryFolder,
+    /// The capture itself failed.
+    #[error(transparent)]
+    Capture(#[from] CaptureError),
+}
+
 /// The memory folder: `agentmem.root` (`~` expanded), else `~/.agent-kit/MEMORY`.
 pub fn memory_root(config: &AgentMemConfig, home: Option<&Path>) -> Option<PathBuf> {
     match &config.root {
@@ -96,7 +109,7 @@ pub fn capture_with_config(
         })
     } else {
         match memory_root(config, home) {
-            None => Err("no memory folder (set AGENTMEM_ROOT or HOME)".to_owned()),
+            None => Err(CaptureFailure::NoMemoryFolder),
             Some(root) => {
                 let settings = CaptureSettings {
                     root,
@@ -112,7 +125,7 @@ pub fn capture_with_config(
                     redact: config.redact,
                     now: now.clone(),
                 };
-                capture(trigger, &settings, home).map_err(|e| e.to_string())
+                capture(trigger, &settings, home).map_err(CaptureFailure::from)
             }
         }
     };
@@ -151,7 +164,7 @@ pub fn capture_with_config(
         }
         Err(error) => {
             event.outcome = "failed".into();
-            event.error = Some(error.clone());
+            event.error = Some(error.to_string());
             format!("failed ({}): {error}", origin.source)
         }
     };
@@ -166,4 +179,32 @@ pub fn capture_with_config(
         }
     }
     CaptureReport { outcome, line }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_a_memory_folder_the_failure_says_so_and_is_logged() {
+        let hook = agentctx_types::HookInput {
+            hook_event_name: Some("SubagentStop".into()),
+            agent_id: Some("a1".into()),
+            agent_type: Some("engineer".into()),
+            ..agentctx_types::HookInput::default()
+        };
+        let report =
+            capture_with_config(&Trigger::hook(hook), &AgentMemConfig::default(), None, None);
+        assert!(matches!(
+            report.outcome,
+            Err(CaptureFailure::NoMemoryFolder)
+        ));
+        assert!(
+            report
+                .line
+                .starts_with("failed (claude-hook): no memory folder"),
+            "{}",
+            report.line
+        );
+    }
 }
