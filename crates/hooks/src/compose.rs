@@ -153,6 +153,20 @@ fn file_list(
     cwd: &Path,
     rules: Option<&agentctx_rules::Rules>,
 ) -> Result<String, FileListProblem> {
+    let (root, options) = file_list_setup(host, cwd, rules)?;
+    Ok(list_local(&root, &options)?.text)
+}
+
+/// The root a local file list starts at and the options the config and
+/// the rule file's `file_list` give (patterns added, depth and format
+/// replaced), with line counts kept in [`token_cache`]. The rules know the
+/// root; without them (rules that failed to load) it is found again.
+/// Callers put their own flags on top.
+pub fn file_list_setup(
+    host: &Host<'_>,
+    cwd: &Path,
+    rules: Option<&agentctx_rules::Rules>,
+) -> Result<(std::path::PathBuf, FileListOptions), agentctx_core::CoreError> {
     let root = match rules {
         Some(rules) => rules.root().to_path_buf(),
         None => host.root(cwd)?.root,
@@ -162,5 +176,5 @@ fn file_list(
         token_cache: token_cache(host),
         ..FileListOptions::layered(&host.config.file_list_context, &overrides)
     };
-    Ok(list_local(&root, &options)?.text)
+    Ok((root, options))
 }

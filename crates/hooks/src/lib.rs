@@ -48,7 +48,9 @@ mod shell;
 mod tools;
 
 pub use agents_md::{BuiltinLoader, builtin_loader, claude_user_settings};
-pub use compose::{ComposeParts, compose, count_tokens, token_cache, with_system_prompt};
+pub use compose::{
+    ComposeParts, compose, count_tokens, file_list_setup, token_cache, with_system_prompt,
+};
 #[cfg(feature = "remote")]
 pub use compose_remote::{compose_remote, remote_options};
 pub use guard::{Guard, Verdict};

@@ -3,7 +3,6 @@
 use std::io::Write;
 
 use agentctx_filelist::{FileListOptions, list_local};
-use agentctx_types::{FileListConfig, FileListOverrides};
 
 use crate::cli::FilesArgs;
 use crate::commands::{Invocation, Outcome, write_json};
@@ -12,15 +11,10 @@ pub fn run(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::R
     if args.github.is_some() || args.gitlab.is_some() || args.from_json.is_some() {
         return remote(inv, args, out);
     }
-    // The rules know the root; without them (a broken config default), find it.
-    let (root, overrides) = match crate::commands::rules::load(inv) {
-        Ok(rules) => (rules.root().to_path_buf(), rules.rule_set().file_list),
-        Err(_) => (
-            crate::commands::project_root(inv, &inv.cwd)?.root,
-            FileListOverrides::default(),
-        ),
-    };
-    let options = options(inv, &inv.config.config.file_list_context, &overrides, args)?;
+    let rules = crate::commands::rules::load(inv).ok();
+    let (root, mut options) =
+        agentctx_hooks::file_list_setup(&inv.host(), &inv.cwd, rules.as_ref())?;
+    with_flags(inv, &mut options, args)?;
     let list = list_local(&root, &options)?;
     if inv.json {
         write_json(out, &list)?;
@@ -30,15 +24,12 @@ pub fn run(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::R
     Ok(Outcome::Success)
 }
 
-/// Config, then the rule file's `file_list` (patterns added, depth and
-/// format replaced), then flags.
-pub fn options(
+/// The flags on top of what the config and the rule file give.
+fn with_flags(
     inv: &Invocation,
-    config: &FileListConfig,
-    rule: &FileListOverrides,
+    options: &mut FileListOptions,
     args: &FilesArgs,
-) -> anyhow::Result<FileListOptions> {
-    let mut options = FileListOptions::layered(config, rule);
+) -> anyhow::Result<()> {
     let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
     if let Some(format) = args.format {
         options.format = format;
@@ -68,9 +59,8 @@ pub fn options(
     // `--json` reports the count; a budget alone counts only when byte
     // lengths do not decide.
     options.count_tokens = inv.json;
-    options.token_cache = agentctx_hooks::token_cache(&inv.host());
     options.tokenizer = args.tokenizer;
-    Ok(options)
+    Ok(())
 }
 
 /// `--github`, `--gitlab`, `--from-json`: the same listing from a hosting
@@ -78,8 +68,11 @@ pub fn options(
 /// another project).
 fn remote(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     use agentctx_filelist::{Platform, RemoteRepo, remote};
-    let config = &inv.config.config.file_list_context;
-    let options = options(inv, config, &FileListOverrides::default(), args)?;
+    let mut options = FileListOptions {
+        token_cache: agentctx_hooks::token_cache(&inv.host()),
+        ..FileListOptions::layered(&inv.config.config.file_list_context, &Default::default())
+    };
+    with_flags(inv, &mut options, args)?;
     let listing = if let Some(source) = &args.from_json {
         let platform = args.platform.unwrap_or(Platform::GitHub);
         let text = if source == "-" {
