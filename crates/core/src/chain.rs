@@ -184,20 +184,12 @@ impl InitialChain {
     /// The one initial message; empty when nothing was adopted. Identical
     /// inputs give identical bytes, so a prompt cache can keep it.
     pub fn render(&self) -> String {
-        if self.adopted.is_empty() {
-            return String::new();
-        }
-        let mut out = String::from("<agents_context scope=\"initial\">\n");
-        for (i, adopted) in self.adopted.iter().enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            let _ = writeln!(out, "Instructions from: {}", adopted.file.path.display());
-            out.push_str(&adopted.content);
-            out.push('\n');
-        }
-        out.push_str("</agents_context>\n");
-        out
+        render_initial_block(self.adopted.iter().map(|adopted| {
+            (
+                adopted.file.path.display().to_string(),
+                adopted.content.as_str(),
+            )
+        }))
     }
 
     /// The JSON form printed by `agentctx agents init --json`.
@@ -207,5 +199,41 @@ impl InitialChain {
             omitted: self.omitted.clone(),
             text: self.render(),
         }
+    }
+}
+
+/// The `<agents_context scope="initial">` block: each file's label (its
+/// path, or `owner/repo@sha:AGENTS.md` for a remote one) and body, one
+/// blank line between files; empty for no files. The one renderer of the
+/// block, for the local chain and a remote repository's AGENTS.md.
+pub fn render_initial_block<'a>(files: impl IntoIterator<Item = (String, &'a str)>) -> String {
+    let mut out = String::new();
+    for (i, (label, content)) in files.into_iter().enumerate() {
+        out.push_str(if i == 0 {
+            "<agents_context scope=\"initial\">\n"
+        } else {
+            "\n"
+        });
+        let _ = writeln!(out, "Instructions from: {label}");
+        out.push_str(content);
+        out.push('\n');
+    }
+    if !out.is_empty() {
+        out.push_str("</agents_context>\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod block_tests {
+    use super::render_initial_block;
+
+    #[test]
+    fn the_block_holds_each_file_under_its_label_and_is_empty_without_files() {
+        assert_eq!(render_initial_block(std::iter::empty()), "");
+        assert_eq!(
+            render_initial_block([("a/AGENTS.md".to_owned(), "one"), ("b".to_owned(), "two")]),
+            "<agents_context scope=\"initial\">\nInstructions from: a/AGENTS.md\none\n\nInstructions from: b\ntwo\n</agents_context>\n"
+        );
     }
 }

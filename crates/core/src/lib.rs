@@ -43,7 +43,7 @@ mod session;
 mod store;
 mod trim;
 
-pub use chain::{AdoptedFile, ChainWarning, InitialChain};
+pub use chain::{AdoptedFile, ChainWarning, InitialChain, render_initial_block};
 pub use error::CoreError;
 pub use fsutil::AGENTS_FILE_NAME;
 pub use reminder::{

@@ -13,10 +13,9 @@
 use std::time::Duration;
 
 use agentctx_filelist::{FileListOptions, Platform, RemoteOptions, RemoteRepo, remote};
-use agentctx_types::FileListOverrides;
+use agentctx_types::{ComposedContext, ContextPart, ContextPartKind, FileListOverrides};
 
 use crate::Host;
-use agentctx_types::{ComposedContext, ContextPart, ContextPartKind};
 
 /// How to fetch a remote listing rendered with `options`: the platform's
 /// token from the environment, the config's time limit and cache (none
@@ -75,11 +74,10 @@ pub fn compose_remote(host: &Host<'_>, repo: &RemoteRepo, refresh: bool) -> Comp
         match remote::fetch_file(repo, commit, "AGENTS.md", &remote_options) {
             Ok(Some(text)) => composed.system.push(ContextPart {
                 kind: ContextPartKind::Agents,
-                text: format!(
-                    "<agents_context scope=\"initial\">\nInstructions from: {}@{commit}:AGENTS.md\n{}\n</agents_context>\n",
-                    repo.repo,
-                    text.trim_end()
-                ),
+                text: agentctx_core::render_initial_block([(
+                    format!("{}@{commit}:AGENTS.md", repo.repo),
+                    text.trim_end(),
+                )]),
             }),
             Ok(None) => composed
                 .warnings
