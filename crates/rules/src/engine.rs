@@ -372,6 +372,7 @@ impl Rules {
             rules: self,
             links: LinkScanner::default(),
             scratch: Vec::new(),
+            typed_cwd: None,
         }
     }
 
@@ -397,6 +398,9 @@ pub struct FileChecker<'r> {
     rules: &'r Rules,
     links: LinkScanner,
     scratch: Vec<usize>,
+    /// The last `cwd` given to [`FileChecker::check_typed`] and whether it
+    /// is the root: asked once, not for every path of a long `--stdin`.
+    typed_cwd: Option<(PathBuf, bool)>,
 }
 
 impl FileChecker<'_> {
@@ -404,7 +408,15 @@ impl FileChecker<'_> {
     /// taken as typed at the root (so the decision quotes it as typed),
     /// else against `cwd`.
     pub fn check_typed(&mut self, cwd: &Path, item: &str) -> RuleDecision {
-        let at_root = std::fs::canonicalize(cwd).is_ok_and(|cwd| cwd == self.rules.root());
+        let at_root = match &self.typed_cwd {
+            Some((known, at_root)) if known == cwd => *at_root,
+            _ => {
+                let at_root =
+                    std::fs::canonicalize(cwd).is_ok_and(|cwd| cwd == self.rules.root());
+                self.typed_cwd = Some((cwd.to_path_buf(), at_root));
+                at_root
+            }
+        };
         let mut decision = if at_root {
             self.check(Path::new(item))
         } else {

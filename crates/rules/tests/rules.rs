@@ -452,3 +452,22 @@ fn many_patterns_decide_like_few() {
     assert!(!rules.check_file(Path::new("x/.env")).allowed);
     assert!(rules.check_file(Path::new("src/lib.rs")).allowed);
 }
+
+/// A path typed by a user: as typed at the root, against the working
+/// directory elsewhere; the working directory is looked at again when it
+/// changes between calls (one checker serves a whole `--stdin`).
+#[test]
+fn typed_paths_are_taken_against_the_working_directory_they_were_typed_in() {
+    let p = Project::new("file_patterns:\n  exclude: [\"sub/secret.txt\"]\n");
+    p.file("sub/secret.txt");
+    let rules = p.rules();
+    let mut checker = rules.file_checker();
+    let at_root = checker.check_typed(&p.root, "sub/secret.txt");
+    assert!(!at_root.allowed);
+    assert_eq!(at_root.item, "sub/secret.txt");
+    let in_sub = checker.check_typed(&p.root.join("sub"), "secret.txt");
+    assert!(!in_sub.allowed, "{in_sub:?}");
+    assert_eq!(in_sub.item, "secret.txt");
+    // Back at the root, `secret.txt` is another file, and allowed.
+    assert!(checker.check_typed(&p.root, "secret.txt").allowed);
+}
