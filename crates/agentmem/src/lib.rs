@@ -63,11 +63,11 @@ pub use capture::{
 };
 #[cfg(feature = "store")]
 pub use context::TokenCounter;
-pub use events::append_event;
+pub use events::{RecentEvents, append_event, recent_events};
 #[cfg(feature = "store")]
-pub use parse::ParseError;
+pub use parse::{ParseError, capture_markdown};
 #[cfg(feature = "store")]
 pub use run::StoreLocation;
-pub use run::{CaptureFailure, CaptureReport, capture_with_config, memory_root};
+pub use run::{CaptureFailure, CaptureReport, capture_with_config, events_path, memory_root};
 #[cfg(feature = "store")]
 pub use store::{FULL_CHECK_LIMIT, Filter, MemoryStore, Reconciled, StoreError};

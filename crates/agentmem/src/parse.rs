@@ -48,10 +48,7 @@ fn scalar(value: &serde_json::Value) -> String {
 /// section as the searchable body. `Err` says why the file is skipped.
 pub fn parse_capture(path: &Path) -> Result<ParsedCapture, ParseError> {
     let text = std::fs::read_to_string(path)?;
-    let rest = text
-        .strip_prefix("---\n")
-        .ok_or(ParseError::NoFrontmatter)?;
-    let (front, body) = rest.split_once("\n---\n").ok_or(ParseError::Unclosed)?;
+    let (front, body) = split_frontmatter(&text)?;
     let fields: BTreeMap<String, serde_json::Value> =
         serde_saphyr::from_str(front).map_err(|e| ParseError::Yaml {
             message: e.without_snippet().to_string(),
@@ -85,6 +82,20 @@ pub fn parse_capture(path: &Path) -> Result<ParsedCapture, ParseError> {
         record,
         body: output.trim().to_owned(),
     })
+}
+
+/// A capture's YAML frontmatter and the Markdown after it.
+fn split_frontmatter(text: &str) -> Result<(&str, &str), ParseError> {
+    let rest = text
+        .strip_prefix("---\n")
+        .ok_or(ParseError::NoFrontmatter)?;
+    rest.split_once("\n---\n").ok_or(ParseError::Unclosed)
+}
+
+/// The Markdown of a capture, without its frontmatter (all of `text` when
+/// it has none): what a reader is shown.
+pub fn capture_markdown(text: &str) -> &str {
+    split_frontmatter(text).map_or(text, |(_, body)| body)
 }
 
 /// `YYYY-MM-DD HH:MM:SS` from the file name (`2026-01-25-091200_...`), else

@@ -74,6 +74,14 @@ pub enum CaptureFailure {
     Capture(#[from] CaptureError),
 }
 
+/// The events file: `agentmem.events_path` with `~` expanded, when set.
+pub fn events_path(config: &AgentMemConfig, home: Option<&Path>) -> Option<PathBuf> {
+    config
+        .events_path
+        .as_ref()
+        .map(|events| expand_home(&events.to_string_lossy(), home))
+}
+
 /// The memory folder: `agentmem.root` (`~` expanded), else `~/.agent-kit/MEMORY`.
 pub fn memory_root(config: &AgentMemConfig, home: Option<&Path>) -> Option<PathBuf> {
     match &config.root {
@@ -169,14 +177,13 @@ pub fn capture_with_config(
         }
     };
     let mut line = line;
-    if let Some(events) = &config.events_path {
-        let path = expand_home(&events.to_string_lossy(), home);
-        if let Err(error) = append_event(&path, &event) {
-            line.push_str(&format!(
-                "; cannot append to the events file {}: {error}",
-                path.display()
-            ));
-        }
+    if let Some(path) = events_path(config, home)
+        && let Err(error) = append_event(&path, &event)
+    {
+        line.push_str(&format!(
+            "; cannot append to the events file {}: {error}",
+            path.display()
+        ));
     }
     CaptureReport { outcome, line }
 }
@@ -184,6 +191,19 @@ pub fn capture_with_config(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_events_path_expands_the_home_directory_for_writer_and_reader() {
+        let config = AgentMemConfig {
+            events_path: Some(PathBuf::from("~/logs/events.jsonl")),
+            ..AgentMemConfig::default()
+        };
+        assert_eq!(
+            events_path(&config, Some(Path::new("/home/u"))),
+            Some(PathBuf::from("/home/u/logs/events.jsonl"))
+        );
+        assert_eq!(events_path(&AgentMemConfig::default(), None), None);
+    }
 
     #[test]
     fn without_a_memory_folder_the_failure_says_so_and_is_logged() {

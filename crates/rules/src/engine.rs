@@ -411,8 +411,7 @@ impl FileChecker<'_> {
         let at_root = match &self.typed_cwd {
             Some((known, at_root)) if known == cwd => *at_root,
             _ => {
-                let at_root =
-                    std::fs::canonicalize(cwd).is_ok_and(|cwd| cwd == self.rules.root());
+                let at_root = std::fs::canonicalize(cwd).is_ok_and(|cwd| cwd == self.rules.root());
                 self.typed_cwd = Some((cwd.to_path_buf(), at_root));
                 at_root
             }

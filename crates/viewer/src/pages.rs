@@ -242,10 +242,7 @@ fn capture_page(store: &StoreLocation, id: &str) -> Page {
             );
         }
     };
-    let body = text
-        .strip_prefix("---\n")
-        .and_then(|rest| rest.split_once("\n---\n"))
-        .map_or(text.as_str(), |(_, body)| body);
+    let body = agentctx_agentmem::capture_markdown(&text);
     page(
         200,
         &CapturePage {
@@ -267,10 +264,8 @@ fn events_page(events: Option<&Path>) -> Page {
             "No events file: set AGENTMEM_EVENTS_PATH (agentmem.events_path).",
         );
     };
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        // Nothing captured yet.
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+    let recent = match agentctx_agentmem::recent_events(path, EVENTS_LIMIT) {
+        Ok(recent) => recent,
         Err(error) => {
             return message(
                 500,
@@ -279,25 +274,13 @@ fn events_page(events: Option<&Path>) -> Page {
             );
         }
     };
-    let mut skipped = 0;
-    let events = text
-        .lines()
-        .rev()
-        .filter(|line| !line.trim().is_empty())
-        .take(EVENTS_LIMIT)
-        .filter_map(|line| {
-            let event = serde_json::from_str::<CaptureEvent>(line).ok();
-            skipped += usize::from(event.is_none());
-            event
-        })
-        .collect();
     page(
         200,
         &EventsPage {
             title: "Events",
             path: path.display().to_string(),
-            events,
-            skipped,
+            events: recent.events,
+            skipped: recent.skipped,
         },
     )
 }

@@ -10,7 +10,8 @@ const WORKERS: usize = 4;
 
 pub fn run(inv: &Invocation, args: &ServeArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let address = args.bind.as_deref().unwrap_or("127.0.0.1");
-    let events = inv.config.config.agentmem.events_path.clone();
+    let events =
+        agentctx_agentmem::events_path(&inv.config.config.agentmem, inv.env.home().as_deref());
     let server = agentctx_viewer::Server::bind(
         crate::commands::memstore::location(inv)?,
         events,
