@@ -112,20 +112,18 @@ pub enum TriggerError {
 impl Trigger {
     /// The trigger `mem capture` was given: Codex `notify`'s JSON argument
     /// when there is one, else a hook's JSON read from `input` (stdin).
-    pub fn read(notify: Option<&str>, input: impl std::io::Read) -> Result<Self, TriggerError> {
-        match notify {
-            Some(payload) => serde_json::from_str(payload)
+    pub fn read(notify: Option<&str>, mut input: impl std::io::Read) -> Result<Self, TriggerError> {
+        if let Some(payload) = notify {
+            return serde_json::from_str(payload)
                 .map(Self::CodexNotify)
-                .map_err(TriggerError::Json),
-            None => {
-                let hook: HookInput =
-                    serde_json::from_reader(input).map_err(|e| match e.io_error_kind() {
-                        Some(_) => TriggerError::Read(std::io::Error::other(e)),
-                        None => TriggerError::Json(e),
-                    })?;
-                Ok(Self::hook(hook))
-            }
+                .map_err(TriggerError::Json);
         }
+        let mut text = String::new();
+        input
+            .read_to_string(&mut text)
+            .map_err(TriggerError::Read)?;
+        let hook: HookInput = serde_json::from_str(&text).map_err(TriggerError::Json)?;
+        Ok(Self::hook(hook))
     }
 
     /// A hook's input.

@@ -29,6 +29,7 @@ mod context;
 mod filelist;
 mod hooks;
 mod integrations;
+mod names;
 mod paths;
 #[cfg(feature = "patterns")]
 mod patterns;
@@ -57,10 +58,11 @@ pub use hooks::{
     PermissionDecision,
 };
 pub use integrations::{AgentsMdBodies, ClaudeCodeConfig, CodexConfig};
+pub use names::UnknownName;
 pub use paths::normalize_lexically;
 #[cfg(feature = "patterns")]
 pub use patterns::{BadPattern, PatternSet, expand_pattern};
-pub use positive::{PositiveInt, UnknownName};
+pub use positive::PositiveInt;
 pub use reminder::{ReminderEnvelope, system_reminder};
 pub use rules::{
     DEFAULT_RULE_FILES, DecisionRule, DecisionSubject, FileListOverrides, FilePatterns, LintReport,
