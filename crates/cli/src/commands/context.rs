@@ -10,17 +10,13 @@ use crate::commands::{Invocation, Outcome, write_json};
 
 pub fn run(inv: &Invocation, args: &ContextArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let host = inv.host();
-    let remote = match (&args.github, &args.gitlab) {
-        (Some(spec), _) => Some((agentctx_filelist::Platform::GitHub, spec)),
-        (_, Some(spec)) => Some((agentctx_filelist::Platform::GitLab, spec)),
-        _ => None,
-    };
+    let remote = crate::commands::remote_repo(
+        args.github.as_deref(),
+        args.gitlab.as_deref(),
+        args.api_url.as_deref(),
+    );
     let mut composed = match remote {
-        Some((platform, spec)) => {
-            let repo =
-                agentctx_filelist::RemoteRepo::parse(platform, spec, args.api_url.as_deref());
-            agentctx_hooks::compose_remote(&host, &repo, args.refresh)
-        }
+        Some(repo) => agentctx_hooks::compose_remote(&host, &repo, args.refresh),
         None => compose(&host, &inv.cwd, ComposeParts::ALL),
     };
     for warning in &composed.warnings {

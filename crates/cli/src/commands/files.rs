@@ -67,7 +67,7 @@ fn with_flags(
 /// API. Config and flags apply; a local rule file does not (it belongs to
 /// another project).
 fn remote(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    use agentctx_filelist::{Platform, RemoteRepo, remote};
+    use agentctx_filelist::{Platform, remote};
     let mut options = FileListOptions {
         token_cache: agentctx_hooks::token_cache(&inv.host()),
         ..FileListOptions::layered(&inv.config.config.file_list_context, &Default::default())
@@ -90,15 +90,13 @@ fn remote(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Re
         };
         remote::from_json(platform, &text, &name, &name)?
     } else {
-        let (platform, spec) = match (&args.github, &args.gitlab) {
-            (Some(spec), _) => (Platform::GitHub, spec),
-            (_, Some(spec)) => (Platform::GitLab, spec),
-            _ => anyhow::bail!("--github or --gitlab is needed"),
-        };
-        let repo = RemoteRepo::parse(platform, spec, args.api_url.as_deref());
+        let github = args.github.as_deref();
+        let repo =
+            crate::commands::remote_repo(github, args.gitlab.as_deref(), args.api_url.as_deref())
+                .ok_or_else(|| anyhow::anyhow!("--github or --gitlab is needed"))?;
         let remote_options = agentctx_hooks::remote_options(
             &inv.host(),
-            platform,
+            repo.platform,
             &options,
             args.refresh,
             !args.no_cache,

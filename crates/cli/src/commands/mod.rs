@@ -54,6 +54,21 @@ pub fn project_root(
     inv.host().root(cwd)
 }
 
+/// The repository `--github` or `--gitlab` names (`--api-url` for another
+/// host), if either is given.
+pub fn remote_repo(
+    github: Option<&str>,
+    gitlab: Option<&str>,
+    api_url: Option<&str>,
+) -> Option<agentctx_filelist::RemoteRepo> {
+    use agentctx_filelist::{Platform, RemoteRepo};
+    match (github, gitlab) {
+        (Some(spec), _) => Some(RemoteRepo::parse(Platform::GitHub, spec, api_url)),
+        (_, Some(spec)) => Some(RemoteRepo::parse(Platform::GitLab, spec, api_url)),
+        _ => None,
+    }
+}
+
 /// How a command that ran without error ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
