@@ -329,8 +329,9 @@ fn skip_reason(trigger: &Trigger, settings: &CaptureSettings) -> String {
             Some(agent) => {
                 format!("SubagentStop: no final text in the agent transcript {agent}{retried}")
             }
+            // Read once, no retry: see `subagent_stop_before_2_1_47`.
             None => format!(
-                "SubagentStop without agent fields (Claude Code before 2.0.42): every sub-agent output of session {} beside or in {transcript} is captured already, or none is written{retried}",
+                "SubagentStop without agent fields (Claude Code before 2.0.42, which writes a sub-agent's output only after this hook returns; its PostToolUse of Task captures it): no earlier output of session {} beside or in {transcript} is left to capture",
                 h.session_id.as_deref().unwrap_or("(none)")
             ),
         },
@@ -573,6 +574,17 @@ fn subagent_stop_before_2_1_47(
     transcript: Option<PathBuf>,
 ) -> Result<Option<FoundCapture>, CaptureError> {
     let session = h.session_id.clone().unwrap_or_default();
+    // Waiting helps only where the output can appear while the hook runs:
+    // the agent's own transcript (2.0.42 - 2.1.46). Before 2.0.42 the
+    // payload has no agent fields and Claude Code writes the sub-agent's
+    // output only after SubagentStop returns, so a retry would only stall
+    // every sub-agent (and 2.0.x's Warmup agents at every session start);
+    // one read still finds an earlier sub-agent's output left uncaptured.
+    let retries = if h.agent_transcript_path.is_some() {
+        settings.retries
+    } else {
+        0
+    };
     let mut attempt = 0;
     loop {
         // Read once per attempt: the loops below test many keys.
@@ -609,7 +621,14 @@ fn subagent_stop_before_2_1_47(
                 }
             }
             if found.is_none() {
-                for mut side in crate::eras::sidechain_finals(parent).map_err(io(parent))? {
+                let sides = match crate::eras::sidechain_finals(parent) {
+                    Ok(sides) => sides,
+                    // Not written yet: 2.0.x's Warmup agents stop before
+                    // the session's first message.
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+                    Err(e) => return Err(io(parent)(e)),
+                };
+                for mut side in sides {
                     // 1.0.x: the run's key is its call's, as PostToolUse has it,
                     // so either hook captures it once.
                     if let Some(prompt) = &side.prompt
@@ -661,7 +680,7 @@ fn subagent_stop_before_2_1_47(
                     Some(sub.key),
                 )));
             }
-            None if attempt < settings.retries => {
+            None if attempt < retries => {
                 attempt += 1;
                 std::thread::sleep(settings.retry_delay);
             }

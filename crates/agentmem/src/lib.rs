@@ -71,3 +71,9 @@ pub use run::StoreLocation;
 pub use run::{CaptureFailure, CaptureReport, capture_with_config, events_path, memory_root};
 #[cfg(feature = "store")]
 pub use store::{FULL_CHECK_LIMIT, Filter, MemoryStore, Reconciled, StoreError};
+/// A JSONL transcript's lines from the newest, read from its end in
+/// bounded chunks.
+pub use tail::ReverseLines;
+/// A JSONL transcript's entries from the newest, read from its end in
+/// bounded chunks (what a hook reads to learn, say, the agent's release).
+pub use tail::reverse_json as transcript_entries;

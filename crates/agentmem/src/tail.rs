@@ -21,6 +21,7 @@ pub struct ReverseLines {
 }
 
 impl ReverseLines {
+    /// Opens `path` to read its lines from the last.
     pub fn open(path: &Path) -> std::io::Result<Self> {
         let file = File::open(path)?;
         let len = file.metadata()?.len();

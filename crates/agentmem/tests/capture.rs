@@ -191,6 +191,58 @@ fn claude_code_2_0_flat_agent_files_are_captured_once_each_without_warmups() {
     );
 }
 
+/// Claude Code 1.0.x and 2.0.x write a sub-agent's output only after its
+/// SubagentStop returns: waiting there cannot help and stalled every
+/// sub-agent (and 2.0.x's Warmup agents at every start) by the retries.
+#[test]
+fn subagent_stop_without_agent_fields_returns_at_once_despite_retries() {
+    for version in ["1.0.128", "2.0.30"] {
+        let mem = tempfile::tempdir().unwrap();
+        let (transcript, session) = recorded_session(version);
+        // Everything already captured: the state at a real SubagentStop,
+        // where the stopping agent's own output is not on disk yet.
+        capture_until_skipped(
+            &Trigger::hook(old_subagent_stop(&transcript, &session)),
+            mem.path(),
+        );
+        let mut s = settings(mem.path());
+        s.retries = 2;
+        s.retry_delay = Duration::from_secs(2);
+        let started = std::time::Instant::now();
+        let outcome = capture(
+            &Trigger::hook(old_subagent_stop(&transcript, &session)),
+            &s,
+            None,
+        )
+        .unwrap();
+        let took = started.elapsed();
+        assert!(took < Duration::from_millis(500), "{version}: {took:?}");
+        let CaptureOutcome::Skipped { reason } = outcome else {
+            panic!("{version}: {outcome:?}");
+        };
+        assert!(reason.contains("PostToolUse of Task"), "{reason}");
+        assert!(!reason.contains("read 3 times"), "{reason}");
+    }
+}
+
+/// 2.0.x's Warmup agents stop before the session's transcript exists:
+/// nothing to capture, which is no failure.
+#[test]
+fn subagent_stop_before_the_session_transcript_exists_is_skipped() {
+    let mem = tempfile::tempdir().unwrap();
+    let missing = mem.path().join("projects/p/not-yet.jsonl");
+    let outcome = capture(
+        &Trigger::hook(old_subagent_stop(&missing, "not-yet")),
+        &settings(mem.path()),
+        None,
+    )
+    .unwrap();
+    assert!(
+        matches!(outcome, CaptureOutcome::Skipped { .. }),
+        "{outcome:?}"
+    );
+}
+
 /// The recorded PostToolUse(Agent) payload (2.1.330).
 fn recorded_post_tool_use() -> HookInput {
     serde_json::from_str(
@@ -719,5 +771,5 @@ fn each_skip_says_what_was_looked_at() {
     );
     let (transcript, _) = recorded_session("2.0.30");
     let old = old_subagent_stop(&transcript, "not-this-session");
-    assert!(reason(old).contains("every sub-agent output of session not-this-session"));
+    assert!(reason(old).contains("no earlier output of session not-this-session"));
 }
