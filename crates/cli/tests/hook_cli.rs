@@ -55,9 +55,39 @@ fn codex_hook(t: &TestEnv, root: &Path, name: &str, args: &[&str]) -> (Option<Va
     hook_raw(t, &fixture(t, root, &format!("{CODEX}/{name}")), args)
 }
 
+/// The variables Claude Code 2.1.330 sets for its hooks (recorded:
+/// `claude-hook-environment.json`), for the session `payload` names; none
+/// for a Codex payload (it has a `turn_id`).
+fn claude_env(t: &TestEnv, payload: &str) -> Vec<(String, String)> {
+    claude_env_of(CLAUDE, t, payload)
+}
+
+/// [`claude_env`] as the Claude Code release recorded in `dir` sets it.
+fn claude_env_of(dir: &str, t: &TestEnv, payload: &str) -> Vec<(String, String)> {
+    let value: Value = serde_json::from_str(payload).unwrap_or_default();
+    let Some(session) = value["session_id"]
+        .as_str()
+        .filter(|_| value.get("turn_id").is_none())
+    else {
+        return Vec::new();
+    };
+    let root = value["cwd"].as_str().unwrap_or_default();
+    let recorded: std::collections::BTreeMap<String, String> = serde_json::from_str(&fixture(
+        t,
+        Path::new(root),
+        &format!("{dir}/claude-hook-environment.json"),
+    ))
+    .unwrap();
+    recorded
+        .into_iter()
+        .map(|(name, value)| (name, value.replace("{{SESSION_ID}}", session)))
+        .collect()
+}
+
 fn hook_raw(t: &TestEnv, input: &str, args: &[&str]) -> (Option<Value>, String) {
     let mut child = t
         .cmd()
+        .envs(claude_env(t, input))
         .arg("hook")
         .args(args)
         .env("AGENTMEM_ROOT", t.dir.path().join("memory"))
@@ -136,6 +166,49 @@ fn with_claude_codes_loader_on_no_body_is_given_twice() {
     );
 }
 
+/// Who gives the chain is decided by the release that runs the hook, from
+/// what that release gives its hooks (recorded payloads and environment):
+/// 2.1.280 has no AGENTS.md loader, 2.1.281 has; 1.0.128 sets no
+/// `AI_AGENT` and its transcript does not exist yet at SessionStart, so the
+/// release is unknown and agentctx gives the chain.
+#[test]
+fn the_release_that_runs_decides_who_gives_the_chain() {
+    for (release, agentctx_gives) in [
+        ("claude-code-1.0.128", true),
+        ("claude-code-2.1.280", true),
+        ("claude-code-2.1.281", false),
+        (CLAUDE, false),
+    ] {
+        let (t, root) = project();
+        let payload = fixture(
+            &t,
+            &root,
+            &format!("{release}/claude-SessionStart-startup.json"),
+        );
+        let mut child = t
+            .cmd()
+            .envs(claude_env_of(release, &t, &payload))
+            .args(["hook", "--explain"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let explained = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(
+            explained.contains("Instructions from: "),
+            agentctx_gives,
+            "{release}: {explained}"
+        );
+    }
+}
+
 #[test]
 fn with_agentctx_giving_the_bodies_the_chain_and_reminders_come_from_agentctx() {
     let (t, root) = project();
@@ -204,11 +277,43 @@ fn resume_and_compact() {
     let one = |name: &str| {
         fixture(&t, &root, &format!("{CLAUDE}/{name}")).replace(&startup_id, &resume_id)
     };
-    hook_raw(
+    let (start, _) = hook_raw(
         &t,
         &one("claude-SessionStart-startup.json"),
         &AGENTCTX_BODIES,
     );
+    let given = context_of(start.as_ref().unwrap()).to_owned();
+    // A resumed process whose transcript does not hold the context (the
+    // model has none of it; 2.0.x and 2.1.40 keep it in memory only): it
+    // is given again.
+    let (resume, _) = hook_raw(
+        &t,
+        &one("claude-SessionStart-resume.json"),
+        &AGENTCTX_BODIES,
+    );
+    let resume = resume.expect("not in the transcript: given again");
+    assert!(context_of(&resume).starts_with("Keep diffs small.\n\n<agents_context"));
+    // The transcript holds it, as 2.1.330 keeps it (an attachment, shape
+    // from the recorded transcript): nothing changed, nothing said.
+    let payload: Value = serde_json::from_str(&one("claude-SessionStart-resume.json")).unwrap();
+    let transcript = PathBuf::from(payload["transcript_path"].as_str().unwrap());
+    let recorded = std::fs::read_dir(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/transcripts/claude-2.1.330"),
+    )
+    .unwrap()
+    .flatten()
+    .map(|e| e.path())
+    .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+    .unwrap();
+    let mut attachment: Value = std::fs::read_to_string(recorded)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["attachment"]["type"] == "hook_additional_context")
+        .unwrap();
+    attachment["attachment"]["content"] = serde_json::json!([given]);
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    std::fs::write(&transcript, format!("{attachment}\n")).unwrap();
     let (resume, _) = hook_raw(
         &t,
         &one("claude-SessionStart-resume.json"),

@@ -9,7 +9,7 @@ use agentctx_core::{
 use agentctx_types::{HookAgent, HookInput, HookReply, ReminderEnvelope};
 use serde_json::Value;
 
-use crate::agents_md::{BuiltinLoader, builtin_loader};
+use crate::agents_md::{ClaudeRelease, LoaderDecision, builtin_loader};
 use crate::compose::{ComposeParts, compose};
 use crate::{Host, parse_shell, tool_paths};
 
@@ -147,7 +147,9 @@ impl Call<'_> {
         }
     }
 
-    fn loader(&self) -> BuiltinLoader {
+    /// Who gives AGENTS.md bodies in this call: for Claude Code, decided
+    /// from the release that runs it.
+    fn loader(&self) -> LoaderDecision {
         let setting = match self.agent {
             HookAgent::Claude => self.host.config.claude_code.agents_md,
             HookAgent::Codex => self.host.config.codex.agents_md,
@@ -156,7 +158,22 @@ impl Call<'_> {
             .host
             .root(self.cwd)
             .map_or_else(|_| self.cwd.to_path_buf(), |r| r.root);
-        builtin_loader(self.agent, setting, self.cwd, &root, self.host.env)
+        let release = match (self.agent, setting) {
+            (HookAgent::Claude, agentctx_types::AgentsMdBodies::Auto) => ClaudeRelease::running(
+                self.host.env,
+                self.input.session_id.as_deref(),
+                self.input.transcript_path.as_deref().map(Path::new),
+            ),
+            _ => None,
+        };
+        builtin_loader(
+            self.agent,
+            setting,
+            self.cwd,
+            &root,
+            self.host.env,
+            release.as_ref(),
+        )
     }
 
     /// This agent's state: the main agent's, or the sub-agent's own.
@@ -183,68 +200,99 @@ impl Call<'_> {
 
     fn session_start(&self, outcome: &mut HookOutcome) {
         let source = self.input.source.as_deref().unwrap_or("startup");
-        let loader = self.loader();
+        let decision = self.loader();
+        outcome.note(decision.why);
+        let loader = decision.loader;
         let parts = ComposeParts {
             rules: true,
             agents: !loader.initial,
             files: true,
         };
-        if loader.initial {
-            outcome.note(format!(
-                "{} loads the AGENTS.md chain itself: its bodies are left out",
-                self.agent
-            ));
-        }
         let agents = &self.host.config.agents;
         let home = self.host.home();
         let Some(store) = self.store(outcome) else {
             return self.initial_context(parts, "SessionStart", outcome);
         };
         let resumed = matches!(source, "resume" | "compact");
-        let envelope = self.envelope();
-        let result = resume_in_store(&store, self.cwd, agents, home, resumed).map(|r| {
-            r.diff.map(|mut diff| {
-                if loader.initial {
-                    // A new agent process loads the chain as it is now.
+        let result = resume_in_store(&store, self.cwd, agents, home, resumed);
+        match result {
+            Ok(resume) => match resume.diff {
+                Some(diff) => {
+                    outcome.note(format!(
+                        "{source}: session {} resumed",
+                        store.path().display()
+                    ));
+                    self.continued(source, diff, parts, loader, outcome);
+                }
+                None => {
+                    outcome.note(format!(
+                        "{source}: new session state in {}",
+                        store.path().display()
+                    ));
+                    self.initial_context(parts, "SessionStart", outcome);
+                }
+            },
+            Err(error) => outcome.note(format!("AGENTS.md state not updated: {error}")),
+        }
+    }
+
+    /// A session that continues: what changed since it last ran, and the
+    /// whole context again when the model no longer has it: after
+    /// `/compact`, and after a resume whose transcript does not hold it
+    /// (Claude Code releases that keep SessionStart context only in the
+    /// memory of the process that got it: `transcript.rs`).
+    fn continued(
+        &self,
+        source: &str,
+        mut diff: agentctx_core::ResumeDiff,
+        parts: ComposeParts,
+        loader: crate::BuiltinLoader,
+        outcome: &mut HookOutcome,
+    ) {
+        if loader.initial {
+            // A new agent process loads the chain as it is now.
+            diff.recheck.clear();
+        }
+        let mut again = None;
+        if source == "compact" {
+            outcome.note("compact: the context is given again");
+            again = Some(compose(self.host, self.cwd, parts));
+        } else if self.agent == HookAgent::Claude {
+            let composed = compose(self.host, self.cwd, parts);
+            let needles = crate::transcript::context_needles(&composed);
+            let kept =
+                self.input.transcript_path.as_deref().is_some_and(|t| {
+                    crate::transcript::context_in_transcript(Path::new(t), &needles)
+                });
+            if kept {
+                outcome.note("the transcript still holds the context");
+            } else {
+                outcome.note("the transcript does not hold the context since its last compaction: it is given again");
+                again = Some(composed);
+            }
+        }
+        let text = match again {
+            Some(composed) => {
+                for warning in &composed.warnings {
+                    outcome.note(format!("context: {warning}"));
+                }
+                if parts.agents {
+                    // The chain given now is the chain as it is now.
                     diff.recheck.clear();
                 }
-                render_resume_diff_in(&diff, envelope)
-            })
-        });
-        match result {
-            Ok(Some(diff)) => {
-                outcome.note(format!(
-                    "{source}: session {} resumed",
-                    store.path().display()
-                ));
-                if source == "compact" {
-                    // Compaction drops what SessionStart gave: give it again.
-                    let mut composed = compose(self.host, self.cwd, parts);
-                    for warning in &composed.warnings {
-                        outcome.note(format!("context: {warning}"));
-                    }
-                    let mut text = composed.text();
-                    if !diff.is_empty() {
-                        text = [text, diff].join("\n");
-                    }
-                    composed.warnings.clear();
-                    if !text.trim().is_empty() {
-                        outcome.reply = Some(HookReply::context("SessionStart", text));
-                    }
-                } else if diff.is_empty() {
-                    outcome.note("nothing changed since the session last ran");
-                } else {
-                    outcome.reply = Some(HookReply::context("SessionStart", diff));
-                }
+                let diff = render_resume_diff_in(&diff, self.envelope());
+                [composed.text(), diff]
+                    .into_iter()
+                    .filter(|t| !t.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("\n")
             }
-            Ok(None) => {
-                outcome.note(format!(
-                    "{source}: new session state in {}",
-                    store.path().display()
-                ));
-                self.initial_context(parts, "SessionStart", outcome);
-            }
-            Err(error) => outcome.note(format!("AGENTS.md state not updated: {error}")),
+            None => render_resume_diff_in(&diff, self.envelope()),
+        };
+        if text.trim().is_empty() {
+            outcome.note("nothing changed since the session last ran");
+        } else {
+            outcome.reply = Some(HookReply::context("SessionStart", text));
         }
     }
 
@@ -268,7 +316,9 @@ impl Call<'_> {
     /// extension and, where the agent does not load it, the AGENTS.md
     /// chain; its resolver state starts from that chain.
     fn subagent_start(&self, outcome: &mut HookOutcome) {
-        let loader = self.loader();
+        let decision = self.loader();
+        outcome.note(decision.why);
+        let loader = decision.loader;
         let parts = ComposeParts {
             rules: true,
             agents: !loader.initial,
@@ -422,7 +472,7 @@ impl Call<'_> {
             }
         };
         let read = self.input.tool_name.as_deref() == Some("Read");
-        if read && !found.files.is_empty() && self.loader().nested_on_read {
+        if read && !found.files.is_empty() && self.loader().loader.nested_on_read {
             // The agent gave this agent those bodies with the Read; only a
             // change is news (its loader never gives a file twice).
             let given: Vec<String> = found

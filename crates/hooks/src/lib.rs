@@ -46,8 +46,12 @@ mod input;
 pub mod install;
 mod shell;
 mod tools;
+mod transcript;
 
-pub use agents_md::{BuiltinLoader, builtin_loader, claude_user_settings};
+pub use agents_md::{
+    BuiltinLoader, CLAUDE_LOADER_SINCE, ClaudeRelease, LoaderDecision, ReleaseSource,
+    builtin_loader, claude_user_settings,
+};
 pub use compose::{
     ComposeParts, compose, count_tokens, file_list_setup, token_cache, with_system_prompt,
 };
