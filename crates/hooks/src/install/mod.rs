@@ -32,7 +32,10 @@ pub use codex::{
     codex_trust_entries, codex_trust_hash, edit_codex_hooks, edit_codex_toml, edit_codex_trust,
 };
 pub use manifest::{Manifest, ManifestError};
-pub use setup::{ProgramError, advice, hook_program, installed_agent_version};
+pub use setup::{
+    CLAUDE_ROOT_SETTINGS_FROM_SUBDIRECTORIES, ProgramError, advice, hook_program,
+    installed_agent_version,
+};
 
 /// Which settings an install writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -336,19 +339,37 @@ pub fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
+/// Which of the agents' files a target is: what its text is and how it
+/// is edited (never guessed from the parts a change removes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FileKind {
+    /// A Claude Code `settings.json` (hooks; the loader option).
+    ClaudeSettings,
+    /// A Codex `hooks.json`.
+    CodexHooks,
+    /// Codex's user `config.toml` (hook trust).
+    CodexConfig,
+}
+
+/// One file install or uninstall concerns.
+struct Target {
+    path: PathBuf,
+    kind: FileKind,
+    parts: Parts,
+}
+
 /// The settings files `request` concerns, with the parts each gets. An
 /// uninstall also looks at Claude Code's user settings for the loader
-/// option, which it takes out only when its record says install set it.
-fn targets(
-    request: &Request,
-    places: &Places,
-    adding: bool,
-) -> Result<Vec<(PathBuf, Parts)>, InstallError> {
+/// option, which it takes out only when its record says install set it,
+/// and at Codex's user config for the trust of agentctx's hooks, which it
+/// takes out whoever recorded it (install or Codex's TUI).
+fn targets(request: &Request, places: &Places, adding: bool) -> Result<Vec<Target>, InstallError> {
     let hooks = Parts {
         hooks: true,
         ..Parts::default()
     };
     let mut targets = Vec::new();
+    let target = |path: PathBuf, kind, parts| Target { path, kind, parts };
     match request.agent {
         HookAgent::Claude => {
             let user = || {
@@ -363,12 +384,13 @@ fn targets(
                 Scope::Shared => places.root.join(".claude/settings.json"),
                 Scope::User => user()?,
             };
-            targets.push((settings, hooks));
+            targets.push(target(settings, FileKind::ClaudeSettings, hooks));
             let undo_option = !adding && places.claude_user_settings.is_some();
             if request.agents_md_plugin_off || undo_option {
                 // Claude Code reads plugin options from the user settings only.
-                targets.push((
+                targets.push(target(
                     user()?,
+                    FileKind::ClaudeSettings,
                     Parts {
                         agents_md_plugin_off: true,
                         ..Parts::default()
@@ -385,7 +407,7 @@ fn targets(
                 })?,
                 Scope::Project | Scope::Shared => places.root.join(".codex"),
             };
-            targets.push((base.join("hooks.json"), hooks));
+            targets.push(target(base.join("hooks.json"), FileKind::CodexHooks, hooks));
             // Hook trust lives in the user config whatever the scope.
             let undo_trust = !adding && places.codex_home.is_some();
             if request.codex_trust || undo_trust {
@@ -394,8 +416,9 @@ fn targets(
                         "no $HOME or $CODEX_HOME: Codex's home is unknown".into(),
                     )
                 })?;
-                targets.push((
+                targets.push(target(
                     home.join("config.toml"),
+                    FileKind::CodexConfig,
                     Parts {
                         codex_trust: true,
                         ..Parts::default()
@@ -405,11 +428,11 @@ fn targets(
         }
     }
     // Two parts in one file (a user install with the plugin option) are one change.
-    let mut merged: Vec<(PathBuf, Parts)> = Vec::new();
-    for (path, parts) in targets {
-        match merged.iter_mut().find(|(p, _)| *p == path) {
-            Some((_, existing)) => *existing = existing.with(parts),
-            None => merged.push((path, parts)),
+    let mut merged: Vec<Target> = Vec::new();
+    for t in targets {
+        match merged.iter_mut().find(|m| m.path == t.path) {
+            Some(existing) => existing.parts = existing.parts.with(t.parts),
+            None => merged.push(t),
         }
     }
     Ok(merged)
@@ -443,10 +466,11 @@ fn read(path: &Path) -> Result<Option<String>, InstallError> {
 /// as install leaves it (installing), or as it is now (uninstalling).
 type TrustEntries = Vec<(String, String)>;
 
-/// Edits `text` of the file at `path` to hold (`adding`) or not hold `parts`.
+/// Edits `text` of the file at `path` (a `kind` of file) to hold
+/// (`adding`) or not hold `parts`.
 fn edit(
     request: &Request,
-    path: &Path,
+    (path, kind): (&Path, FileKind),
     text: Option<&str>,
     parts: Parts,
     adding: bool,
@@ -456,15 +480,37 @@ fn edit(
         path: path.to_path_buf(),
         source,
     };
-    match request.agent {
-        HookAgent::Claude => {
+    let original = text.unwrap_or_default();
+    let edited = match kind {
+        FileKind::ClaudeSettings => {
             edit_claude_settings(text, &request.program, parts, adding, request.agent_version)
-                .map_err(invalid)
         }
-        HookAgent::Codex if parts.codex_trust => {
-            edit_codex_trust(text, trust, adding).map_err(invalid)
+        FileKind::CodexHooks if parts.hooks => edit_codex_hooks(text, &request.program, adding),
+        FileKind::CodexConfig if parts.codex_trust => edit_codex_trust(text, trust, adding),
+        FileKind::CodexHooks | FileKind::CodexConfig => Ok(original.to_owned()),
+    };
+    match edited {
+        // A file that holds nothing of agentctx's needs nothing from an
+        // uninstall, even when it cannot be read as its agent's format
+        // (a one-line TOML config, JSON with comments): it never stops
+        // the uninstall of the other files.
+        Err(_) if !adding && !mentions_agentctx(kind, original, parts, trust) => {
+            Ok(original.to_owned())
         }
-        HookAgent::Codex => edit_codex_hooks(text, &request.program, adding).map_err(invalid),
+        edited => edited.map_err(invalid),
+    }
+}
+
+/// Whether `text` may hold something of `parts`: agentctx's hook commands,
+/// the loader option install sets, or the trust keys of its Codex hooks.
+fn mentions_agentctx(kind: FileKind, text: &str, parts: Parts, trust: &TrustEntries) -> bool {
+    match kind {
+        FileKind::ClaudeSettings => {
+            (parts.hooks && text.contains("agentctx"))
+                || (parts.agents_md_plugin_off && text.contains("instructionFiles"))
+        }
+        FileKind::CodexHooks => text.contains("agentctx"),
+        FileKind::CodexConfig => trust.iter().any(|(key, _)| text.contains(key.as_str())),
     }
 }
 
@@ -472,11 +518,18 @@ fn edit(
 pub fn plan_install(request: &Request, places: &Places) -> Result<Vec<FileChange>, InstallError> {
     let mut changes: Vec<FileChange> = Vec::new();
     let mut trust = TrustEntries::new();
-    for (target, parts) in targets(request, places, true)? {
-        let path = real_path(&target);
+    for Target { path, kind, parts } in targets(request, places, true)? {
+        let path = real_path(&path);
         let before = read(&path)?;
-        let after = edit(request, &path, before.as_deref(), parts, true, &trust)?;
-        if parts.hooks && request.agent == HookAgent::Codex {
+        let after = edit(
+            request,
+            (&path, kind),
+            before.as_deref(),
+            parts,
+            true,
+            &trust,
+        )?;
+        if kind == FileKind::CodexHooks {
             trust = codex_trust_entries(&path, &after);
         }
         let existing = Manifest::load(&places.manifests, &path)?;
@@ -511,24 +564,26 @@ pub fn plan_install(request: &Request, places: &Places) -> Result<Vec<FileChange
 pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChange>, InstallError> {
     let mut changes = Vec::new();
     let mut trust = TrustEntries::new();
-    for (target, parts) in targets(request, places, false)? {
-        let path = real_path(&target);
+    for Target { path, kind, parts } in targets(request, places, false)? {
+        let path = real_path(&path);
         let before = read(&path)?;
-        if parts.hooks && request.agent == HookAgent::Codex {
+        if kind == FileKind::CodexHooks {
             trust = codex_trust_entries(&path, before.as_deref().unwrap_or(""));
         }
         let manifest = Manifest::load(&places.manifests, &path)?;
-        // Without a manifest only the hooks are ours for sure.
+        // Without a manifest only the hooks, and the trust Codex keeps for
+        // them (install or its TUI wrote it), are ours for sure.
         let removing = match &manifest {
             Some(m) => Parts {
                 hooks: parts.hooks && m.parts.hooks,
                 agents_md_plugin_off: m.parts.agents_md_plugin_off
                     && (parts.agents_md_plugin_off || parts.hooks),
                 notify: m.parts.notify,
-                codex_trust: m.parts.codex_trust && (parts.codex_trust || parts.hooks),
+                codex_trust: parts.codex_trust,
             },
             None => Parts {
                 hooks: parts.hooks,
+                codex_trust: parts.codex_trust,
                 ..Parts::default()
             },
         };
@@ -542,8 +597,15 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
             before.as_deref().map(manifest::sha256) == Some(m.installed_sha256.clone())
                 && match m.original.as_deref() {
                     None => true,
-                    Some(original) => edit(request, &path, Some(original), removing, false, &trust)
-                        .is_ok_and(|cleaned| cleaned == original),
+                    Some(original) => edit(
+                        request,
+                        (&path, kind),
+                        Some(original),
+                        removing,
+                        false,
+                        &trust,
+                    )
+                    .is_ok_and(|cleaned| cleaned == original),
                 }
         });
         let (after, how) = match (&manifest, before.as_deref()) {
@@ -552,7 +614,7 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
             }
             (_, None) => (None, ChangeKind::Unchanged),
             (_, Some(text)) => {
-                let edited = edit(request, &path, Some(text), removing, false, &trust)?;
+                let edited = edit(request, (&path, kind), Some(text), removing, false, &trust)?;
                 if edited == text {
                     (Some(edited), ChangeKind::Unchanged)
                 } else {

@@ -118,22 +118,49 @@ pub fn installed_agent_version(agent: HookAgent) -> Option<(u32, u32, u32)> {
     super::parse_version(&String::from_utf8_lossy(&output.stdout))
 }
 
+/// The first Claude Code release that reads the project root's
+/// `.claude/settings.local.json` in a session started in a subdirectory
+/// (measured: 2.1.210 and earlier read only the starting directory's
+/// `.claude/settings.json` and `.claude/settings.local.json`, and the
+/// user's settings).
+pub const CLAUDE_ROOT_SETTINGS_FROM_SUBDIRECTORIES: (u32, u32, u32) = (2, 1, 211);
+
 /// What the user needs to know after installing, if anything: where the
-/// agent reads the file, and for Codex, the trust it asks for.
-pub fn advice(request: &Request) -> Option<&'static str> {
-    match (request.agent, request.scope) {
-        (HookAgent::Claude, Scope::Project) => Some(
-            "Claude Code reads this file in sessions started anywhere in the project; it is personal (keep it out of git).",
-        ),
-        (HookAgent::Claude, Scope::Shared) => Some(
-            "note: Claude Code reads a project's .claude/settings.json only in sessions started at the project root; `agentctx install claude` (settings.local.json) works in every subdirectory.",
-        ),
-        (HookAgent::Codex, _) if !request.codex_trust => Some(
-            "Codex runs these hooks only in a trusted project and once they are trusted: start `codex` in the project and accept \"Hooks need review ... Trust all and continue\" (or run `agentctx install codex --trust` to record the trust now). `codex exec` skips untrusted hooks without a word.",
-        ),
-        (HookAgent::Codex, _) => Some(
-            "agentctx's hooks are recorded as trusted in Codex's user config; Codex also needs the project trusted (its first start in the project asks).",
-        ),
-        _ => None,
-    }
+/// agent reads the file (for Claude Code, by the release `install` found),
+/// and for Codex, the trust it asks for.
+pub fn advice(request: &Request) -> Option<String> {
+    let since = CLAUDE_ROOT_SETTINGS_FROM_SUBDIRECTORIES;
+    let reads_root_local = request.agent_version.map(|v| v >= since);
+    let text = match (request.agent, request.scope) {
+        (HookAgent::Claude, Scope::Project) => match reads_root_local {
+            Some(true) => "Claude Code reads this file in sessions started anywhere in the project; it is personal (keep it out of git).".to_owned(),
+            Some(false) => format!(
+                "Claude Code {} reads a project's settings only from the directory a session starts in (its .claude/settings.json and .claude/settings.local.json) and the user settings: this file works in sessions started at the project root. For sessions started in subdirectories, install with --user, or upgrade Claude Code to {}.{}.{} or later. It is personal (keep it out of git).",
+                version_text(request.agent_version),
+                since.0, since.1, since.2
+            ),
+            None => format!(
+                "Claude Code {}.{}.{} and later read this file in sessions started anywhere in the project; earlier releases only in sessions started at the project root (`claude --version` did not answer, so install could not tell which runs here; --user works everywhere). It is personal (keep it out of git).",
+                since.0, since.1, since.2
+            ),
+        },
+        (HookAgent::Claude, Scope::Shared) => match reads_root_local {
+            Some(false) => format!(
+                "note: Claude Code {} reads a project's .claude/settings.json only in sessions started at the project root, and no root settings at all from a subdirectory; --user works everywhere.",
+                version_text(request.agent_version)
+            ),
+            _ => format!(
+                "note: Claude Code reads a project's .claude/settings.json only in sessions started at the project root; `agentctx install claude` (settings.local.json) works in every subdirectory with Claude Code {}.{}.{} and later.",
+                since.0, since.1, since.2
+            ),
+        },
+        (HookAgent::Codex, _) if !request.codex_trust => "Codex runs these hooks only in a trusted project and once they are trusted: start `codex` in the project and accept \"Hooks need review ... Trust all and continue\" (or run `agentctx install codex --trust` to record the trust now). `codex exec` skips untrusted hooks without a word.".to_owned(),
+        (HookAgent::Codex, _) => "agentctx's hooks are recorded as trusted in Codex's user config; Codex also needs the project trusted (its first start in the project asks).".to_owned(),
+        _ => return None,
+    };
+    Some(text)
+}
+
+fn version_text(version: Option<(u32, u32, u32)>) -> String {
+    version.map_or_else(String::new, |(a, b, c)| format!("{a}.{b}.{c}"))
 }

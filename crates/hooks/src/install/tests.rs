@@ -420,3 +420,160 @@ fn codex_advice_depends_on_the_trust_recorded() {
     request.scope = Scope::User;
     assert_eq!(advice(&request), None);
 }
+
+#[test]
+fn claude_advice_says_what_the_release_that_runs_reads() {
+    let mut request = request(HookAgent::Claude, Scope::Project);
+    request.agent_version = Some((2, 1, 330));
+    assert!(
+        advice(&request)
+            .unwrap()
+            .contains("anywhere in the project")
+    );
+    for old in [(1, 0, 128), (2, 0, 30), (2, 1, 40), (2, 1, 210)] {
+        request.agent_version = Some(old);
+        let text = advice(&request).unwrap();
+        assert!(!text.contains("anywhere in the project"), "{text}");
+        assert!(
+            text.contains("only from the directory a session starts in"),
+            "{text}"
+        );
+        assert!(text.contains("--user"), "{text}");
+    }
+    request.agent_version = None;
+    let text = advice(&request).unwrap();
+    assert!(text.contains("2.1.211 and later"), "{text}");
+    request.scope = Scope::Shared;
+    request.agent_version = Some((2, 0, 30));
+    assert!(
+        advice(&request)
+            .unwrap()
+            .contains("--user works everywhere")
+    );
+}
+
+/// The recording of Codex 0.169.0's TUI trusting agentctx's hooks
+/// (fixtures/agents/codex-0.169.0/tui-trust/), with its placeholders
+/// filled in for `scratch`.
+fn recorded_tui_trust(scope: &str, file: &str, scratch: &Path) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/agents/codex-0.169.0/tui-trust")
+        .join(scope)
+        .join(file);
+    std::fs::read_to_string(path)
+        .unwrap()
+        .replace("{{SCRATCH}}", scratch.to_str().unwrap())
+        .replace("{{AGENTCTX}}", RECORDED_PROGRAM)
+        .replace("{{PORT}}", "18765")
+}
+
+/// The program the recording's hook commands name (the hashes depend on it).
+const RECORDED_PROGRAM: &str = "/work/main/target/debug/agentctx";
+
+#[test]
+fn uninstall_after_trusting_in_codex_tui_removes_that_trust_and_keeps_the_rest() {
+    for (scope, name) in [(Scope::Project, "project"), (Scope::User, "user")] {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = std::fs::canonicalize(dir.path()).unwrap();
+        let places = Places {
+            root: scratch.join("repo"),
+            claude_user_settings: Some(scratch.join("home/.claude/settings.json")),
+            codex_home: Some(scratch.join("codex-home")),
+            home: Some(scratch.join("home")),
+            manifests: scratch.join("state/installs"),
+        };
+        std::fs::create_dir_all(&places.root).unwrap();
+        let config = scratch.join("codex-home/config.toml");
+        std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+        std::fs::write(
+            &config,
+            recorded_tui_trust(name, "config.before.toml", &scratch),
+        )
+        .unwrap();
+        // Install without --trust writes what the TUI was shown.
+        let mut r = request(HookAgent::Codex, scope);
+        r.program = RECORDED_PROGRAM.into();
+        install(&r, &places);
+        let hooks = match scope {
+            Scope::User => scratch.join("codex-home/hooks.json"),
+            _ => places.root.join(".codex/hooks.json"),
+        };
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&hooks).unwrap())
+                .unwrap(),
+            serde_json::from_str::<serde_json::Value>(&recorded_tui_trust(
+                name,
+                "hooks.json",
+                &scratch
+            ))
+            .unwrap(),
+            "{name}: install writes what the TUI reviewed"
+        );
+        // The user trusts the hooks in Codex's TUI: its file, as it wrote it.
+        let trusted = recorded_tui_trust(name, "config.after.toml", &scratch);
+        std::fs::write(&config, &trusted).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        let changes = uninstall(&r, &places);
+        assert!(!hooks.exists(), "{name}: {changes:?}");
+        // Everything but the trust of agentctx's hooks stays, byte for
+        // byte (the TUI's own `[tui]` table too).
+        let cut = trusted.find("\n\n[hooks.state]").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&config).unwrap(),
+            trusted[..=cut],
+            "{name}"
+        );
+        #[cfg(unix)]
+        assert_eq!(mode(&config), 0o600, "{name}");
+        // Uninstalling again finds nothing to do and does not fail.
+        let again = plan_uninstall(&r, &places).unwrap();
+        assert!(
+            again.iter().all(FileChange::is_unchanged),
+            "{name}: {again:?}"
+        );
+    }
+}
+
+#[test]
+fn uninstall_never_stops_at_a_file_that_needs_nothing() {
+    let f = fixture();
+    let codex = f.places.codex_home.clone().unwrap();
+    std::fs::create_dir_all(&codex).unwrap();
+    // The reproduction: a one-line user config, no install record.
+    std::fs::write(codex.join("config.toml"), "model = \"gpt-5.5\"\n").unwrap();
+    let r = request(HookAgent::Codex, Scope::Project);
+    install(&r, &f.places);
+    let hooks = f.places.root.join(".codex/hooks.json");
+    assert!(hooks.exists());
+    uninstall(&r, &f.places);
+    assert!(!hooks.exists());
+    assert_eq!(
+        std::fs::read_to_string(codex.join("config.toml")).unwrap(),
+        "model = \"gpt-5.5\"\n"
+    );
+    // A config that is not even TOML, or user settings that are not JSON,
+    // holding nothing of agentctx's, are left as they are.
+    std::fs::write(codex.join("config.toml"), "model = \n").unwrap();
+    install(&r, &f.places);
+    uninstall(&r, &f.places);
+    assert!(!hooks.exists());
+    assert_eq!(
+        std::fs::read_to_string(codex.join("config.toml")).unwrap(),
+        "model = \n"
+    );
+    let user = f.places.claude_user_settings.clone().unwrap();
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, "// my settings\n{}\n").unwrap();
+    let c = request(HookAgent::Claude, Scope::Project);
+    install(&c, &f.places);
+    uninstall(&c, &f.places);
+    assert!(!f.places.root.join(".claude/settings.local.json").exists());
+    assert_eq!(
+        std::fs::read_to_string(&user).unwrap(),
+        "// my settings\n{}\n"
+    );
+}
