@@ -19,5 +19,6 @@ mod sandbox;
 
 pub use mock::{Block, MockApi, Recorded, Script, text_of_request};
 pub use sandbox::{
-    AgentRun, Sandbox, agentctx_bin, claude_bin, claude_eras, codex_bin, e2e_bin, workspace_root,
+    AgentRun, Sandbox, agentctx_bin, claude_bin, claude_eras, claude_releases, codex_bin, e2e_bin,
+    version_tuple, workspace_root,
 };

@@ -46,6 +46,26 @@ pub fn claude_eras() -> Vec<(String, PathBuf)> {
         .collect()
 }
 
+/// `X.Y.Z` as a tuple (a part that is not a number counts as 0).
+pub fn version_tuple(version: &str) -> (u32, u32, u32) {
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    (
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+    )
+}
+
+/// Every Claude Code release the suite has: the older ones
+/// ([`claude_eras`]) and the pinned one, each with its version.
+pub fn claude_releases() -> Vec<(String, PathBuf)> {
+    let mut releases = claude_eras();
+    let current = std::env::var("AGENTCTX_E2E_CLAUDE_CODE_VERSION")
+        .expect("scripts/e2e sets AGENTCTX_E2E_CLAUDE_CODE_VERSION");
+    releases.push((current, claude_bin()));
+    releases
+}
+
 /// The Codex CLI `scripts/e2e` installed.
 pub fn codex_bin() -> PathBuf {
     let bin = agents_dir().join("node_modules/.bin/codex");
@@ -349,27 +369,107 @@ fn run(mut cmd: Command) -> AgentRun {
 }
 
 impl Sandbox {
+    /// Adds `e2e-record-hook <sandbox>/hooks` for every event agentctx
+    /// handles but `skip` to the user settings: it prints nothing, so it
+    /// changes nothing for the agent. (Claude Code before 2.0.44 ignores a
+    /// hooks object that names an event it does not know: skip
+    /// `SubagentStart` there.)
+    pub fn record_claude_hooks(&self, skip: &[&str]) {
+        let recorder = e2e_bin("e2e-record-hook");
+        let command = format!(
+            "'{}' '{}'",
+            recorder.display(),
+            self.path().join("hooks").display()
+        );
+        let entry = serde_json::json!([{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]);
+        let mut hooks = serde_json::Map::new();
+        for event in [
+            "SessionStart",
+            "SubagentStart",
+            "PreToolUse",
+            "PostToolUse",
+            "SubagentStop",
+            "Stop",
+        ] {
+            if !skip.contains(&event) {
+                hooks.insert(event.into(), entry.clone());
+            }
+        }
+        let settings = self.home.join(".claude/settings.json");
+        std::fs::create_dir_all(settings.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(
+            &settings,
+            serde_json::to_string_pretty(&serde_json::json!({"hooks": hooks})).expect("JSON"),
+        )
+        .expect("user settings");
+    }
+
+    /// [`Sandbox::record_claude_fixtures_for`] the pinned version.
+    pub fn record_claude_fixtures(&self) -> usize {
+        let version = std::env::var("AGENTCTX_E2E_CLAUDE_CODE_VERSION")
+            .expect("scripts/e2e sets AGENTCTX_E2E_CLAUDE_CODE_VERSION");
+        self.record_claude_fixtures_for(&version)
+    }
+
     /// With `AGENTCTX_E2E_RECORD` set, copies the hook payloads that
     /// `e2e-record-hook` saved in `<sandbox>/hooks` to
     /// `fixtures/agents/claude-code-<version>/`, the first of each kind
     /// (`claude-<Event>[-<tool or source or agent type>][-subagent].json`),
     /// with this sandbox's paths replaced by `{{CWD}}`, `{{HOME}}`,
-    /// `{{PROJECT_SLUG}}` and `{{SCRATCH}}`. Returns how many it wrote.
-    pub fn record_claude_fixtures(&self) -> usize {
+    /// `{{PROJECT_SLUG}}` and `{{SCRATCH}}`, and the variables Claude Code
+    /// set for the first SessionStart (`claude-hook-environment.json`).
+    /// Returns how many payloads it wrote.
+    pub fn record_claude_fixtures_for(&self, version: &str) -> usize {
         if std::env::var_os("AGENTCTX_E2E_RECORD").is_none() {
             return 0;
         }
-        let version = std::env::var("AGENTCTX_E2E_CLAUDE_CODE_VERSION")
-            .expect("scripts/e2e sets AGENTCTX_E2E_CLAUDE_CODE_VERSION");
         let out = workspace_root().join(format!("fixtures/agents/claude-code-{version}"));
         std::fs::create_dir_all(&out).expect("fixtures folder");
         let mut payloads: Vec<PathBuf> = std::fs::read_dir(self.path().join("hooks"))
             .map(|dir| dir.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();
+        payloads.retain(|p| p.extension().is_some_and(|e| e == "json"));
         payloads.sort();
         let root = self.root.display().to_string();
         let slug = root.replace(['/', '.'], "-");
         let mut written = std::collections::BTreeSet::new();
+        // The variables Claude Code sets for its hooks, from the first
+        // SessionStart: what a hook may read besides its payload.
+        let first_start = payloads.iter().find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().ends_with("-SessionStart.json"))
+        });
+        if let Some(start) = first_start
+            && let Ok(env) = std::fs::read_to_string(start.with_extension("env"))
+        {
+            let payload: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(start).expect("payload"))
+                    .expect("JSON payload");
+            let mut env: std::collections::BTreeMap<String, String> =
+                serde_json::from_str(&env).expect("the recorded environment");
+            // The sandbox's own (CODEX_HOME) is not Claude Code's.
+            env.retain(|name, _| name == "AI_AGENT" || name.starts_with("CLAUDE"));
+            // Values that differ in every run: the process and secrets.
+            for name in [
+                "CLAUDE_PID",
+                "CLAUDE_CODE_MESSAGING_TOKEN",
+                "CLAUDE_CODE_MESSAGING_SOCKET",
+            ] {
+                if let Some(value) = env.get_mut(name) {
+                    *value = format!("{{{{{name}}}}}");
+                }
+            }
+            let session = payload["session_id"].as_str().unwrap_or("-");
+            let text = serde_json::to_string_pretty(&env)
+                .expect("JSON")
+                .replace(session, "{{SESSION_ID}}")
+                .replace(&slug, "{{PROJECT_SLUG}}")
+                .replace(&root, "{{CWD}}")
+                .replace(&self.home.display().to_string(), "{{HOME}}")
+                .replace(&self.path().display().to_string(), "{{SCRATCH}}");
+            std::fs::write(out.join("claude-hook-environment.json"), text + "\n")
+                .expect("write fixture");
+        }
         for payload in payloads {
             let text = std::fs::read_to_string(&payload).expect("payload");
             let value: serde_json::Value = serde_json::from_str(&text).expect("JSON payload");
@@ -471,6 +571,7 @@ impl Sandbox {
         let mut payloads: Vec<PathBuf> = std::fs::read_dir(self.path().join("codex-hooks"))
             .map(|dir| dir.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();
+        payloads.retain(|p| p.extension().is_some_and(|e| e == "json"));
         payloads.sort();
         let kebab = |name: &str| {
             let mut out = String::new();

@@ -40,38 +40,8 @@ fn project() -> Sandbox {
     s.commit();
     let run = s.install("claude", &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    record_hooks(&s);
+    s.record_claude_hooks(&[]);
     s
-}
-
-/// Adds `e2e-record-hook <sandbox>/hooks` for every event to the user
-/// settings: it prints nothing, so it changes nothing for the agent.
-fn record_hooks(s: &Sandbox) {
-    let recorder = e2e_bin("e2e-record-hook");
-    let command = format!(
-        "'{}' '{}'",
-        recorder.display(),
-        s.path().join("hooks").display()
-    );
-    let entry = json!([{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]);
-    let mut hooks = serde_json::Map::new();
-    for event in [
-        "SessionStart",
-        "SubagentStart",
-        "PreToolUse",
-        "PostToolUse",
-        "SubagentStop",
-        "Stop",
-    ] {
-        hooks.insert(event.into(), entry.clone());
-    }
-    let settings = s.home.join(".claude/settings.json");
-    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    std::fs::write(
-        &settings,
-        serde_json::to_string_pretty(&json!({"hooks": hooks})).unwrap(),
-    )
-    .unwrap();
 }
 
 /// The MCP config that gives the session the stand-in `github` server.

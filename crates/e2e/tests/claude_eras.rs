@@ -9,17 +9,10 @@
 
 use std::path::{Path, PathBuf};
 
-use agentctx_e2e::{Block, MockApi, Sandbox, Script, claude_bin, claude_eras, workspace_root};
+use agentctx_e2e::{
+    Block, MockApi, Sandbox, Script, claude_releases, version_tuple, workspace_root,
+};
 use serde_json::json;
-
-fn version_tuple(version: &str) -> (u32, u32, u32) {
-    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
-    (
-        parts.next().unwrap_or(0),
-        parts.next().unwrap_or(0),
-        parts.next().unwrap_or(0),
-    )
-}
 
 /// One session: a sub-agent, then two in parallel; the three captured once each.
 fn era_session(version: &str, bin: &Path) {
@@ -34,6 +27,12 @@ fn era_session(version: &str, bin: &Path) {
     s.commit();
     let run = s.install("claude", &["--agent-version", version]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let no_subagent_start: &[&str] = if version_tuple(version) < (2, 0, 44) {
+        &["SubagentStart"]
+    } else {
+        &[]
+    };
+    s.record_claude_hooks(no_subagent_start);
     // The sub-agent tool was renamed from Task to Agent in 2.1.63.
     let tool = if version_tuple(version) >= (2, 1, 63) {
         "Agent"
@@ -113,6 +112,10 @@ fn era_session(version: &str, bin: &Path) {
         "{version}: nothing else (no internal agent)\n{texts:#?}\n{log}"
     );
     record_transcripts(&s, version);
+    // The pinned release's payloads come from the tour (claude_code.rs).
+    if std::env::var("AGENTCTX_E2E_CLAUDE_CODE_VERSION").as_deref() != Ok(version) {
+        s.record_claude_fixtures_for(version);
+    }
 }
 
 /// With `AGENTCTX_E2E_RECORD`, the session's transcripts go to
@@ -150,14 +153,7 @@ fn record_transcripts(s: &Sandbox, version: &str) {
 #[test]
 #[ignore = "needs the Claude Code releases scripts/e2e installs"]
 fn every_era_captures_each_sub_agent_once_with_its_description() {
-    let mut eras = claude_eras();
-    eras.push(("current".to_owned(), claude_bin()));
-    for (version, bin) in eras {
-        let version = if version == "current" {
-            std::env::var("AGENTCTX_E2E_CLAUDE_CODE_VERSION").unwrap_or(version)
-        } else {
-            version
-        };
+    for (version, bin) in claude_releases() {
         era_session(&version, &bin);
     }
 }

@@ -200,6 +200,113 @@ fn without_the_trust_step_codex_runs_no_hook_and_install_says_so() {
     assert_eq!(count(&again, "RULES-EXTENSION"), 1, "{again}");
 }
 
+/// Appends the trust of every handler of `hooks_json` to `config` as
+/// Codex 0.169.0's TUI writes it when the user picks "Trust all and
+/// continue" (recorded: fixtures/agents/codex-0.169.0/tui-trust/): a blank
+/// line, an empty `[hooks.state]` header, then one table per handler in
+/// Codex's event order, each holding only `trusted_hash`; the file made 0600.
+fn trust_as_the_tui_does(config: &std::path::Path, hooks_json: &std::path::Path) {
+    const ORDER: [&str; 6] = [
+        "pre_tool_use",
+        "post_tool_use",
+        "session_start",
+        "subagent_start",
+        "subagent_stop",
+        "stop",
+    ];
+    let mut entries = agentctx_hooks::install::codex_trust_entries(
+        hooks_json,
+        &std::fs::read_to_string(hooks_json).unwrap(),
+    );
+    let rank = |key: &str| {
+        ORDER
+            .iter()
+            .position(|e| key.contains(&format!(":{e}:")))
+            .unwrap()
+    };
+    entries.sort_by_key(|(key, _)| rank(key));
+    let mut text = std::fs::read_to_string(config).unwrap();
+    text.push_str("\n[hooks.state]\n");
+    for (key, hash) in entries {
+        text.push_str(&format!(
+            "\n[hooks.state.{key:?}]\ntrusted_hash = {hash:?}\n"
+        ));
+    }
+    std::fs::write(config, text).unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(config, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
+
+#[test]
+#[ignore = "needs the real Codex: scripts/e2e"]
+fn uninstall_after_trusting_in_codex_tui_takes_that_trust_out() {
+    let mock = MockApi::start(
+        Script::new().conversation("E2E-CODEX:tui", vec![vec![Block::text("TUI-DONE")]]),
+    );
+    let s = Sandbox::new();
+    s.write(
+        ".coding-agent-rules.yaml",
+        "system_prompt_extension: \"RULES-EXTENSION\"\n",
+    );
+    s.commit();
+    s.codex_config(mock.base_url(), "");
+    let config = s.codex_home().join("config.toml");
+    let before = std::fs::read_to_string(&config).unwrap();
+    for scope in [&[][..], &["--user"][..]] {
+        // Installed without --trust, as install's advice suggests, then
+        // trusted in Codex's own review screen.
+        let mut args = vec!["--program"];
+        let program = agentctx_e2e::agentctx_bin().display().to_string();
+        args.push(&program);
+        args.extend_from_slice(scope);
+        let mut install = vec!["install", "codex"];
+        install.extend_from_slice(&args);
+        let run = s.agentctx(&s.root, &install);
+        assert_eq!(run.code, Some(0), "{scope:?}: {}", run.stderr);
+        let hooks_json = if scope.is_empty() {
+            s.root.join(".codex/hooks.json")
+        } else {
+            s.codex_home().join("hooks.json")
+        };
+        trust_as_the_tui_does(&config, &hooks_json);
+        // Trusted: the hooks run.
+        let run = s.codex(&s.root, "E2E-CODEX:tui", &[]);
+        assert_eq!(run.code, Some(0), "{scope:?}: {}", run.stderr);
+        let last = text_of_request(mock.conversation("E2E-CODEX:tui").last().unwrap());
+        assert_eq!(
+            count(&last, "RULES-EXTENSION"),
+            1,
+            "{scope:?}: the TUI's trust works"
+        );
+        // Uninstall: exit 0, the hooks and their trust gone, the rest as it was.
+        let mut uninstall = vec!["uninstall", "codex"];
+        uninstall.extend_from_slice(scope);
+        let run = s.agentctx(&s.root, &uninstall);
+        assert_eq!(
+            run.code,
+            Some(0),
+            "{scope:?}: {}\n{}",
+            run.stdout,
+            run.stderr
+        );
+        assert!(!hooks_json.exists(), "{scope:?}");
+        assert_eq!(
+            std::fs::read_to_string(&config).unwrap(),
+            before,
+            "{scope:?}"
+        );
+        let run = s.codex(&s.root, "E2E-CODEX:tui", &[]);
+        assert_eq!(run.code, Some(0), "{scope:?}: {}", run.stderr);
+        let last = text_of_request(mock.conversation("E2E-CODEX:tui").last().unwrap());
+        assert_eq!(
+            count(&last, "RULES-EXTENSION"),
+            0,
+            "{scope:?}: no hook runs"
+        );
+        assert!(!run.stderr.contains("hook"), "{scope:?}: {}", run.stderr);
+    }
+}
+
 #[test]
 #[ignore = "needs the real Codex: scripts/e2e"]
 fn codex_uninstall_leaves_codex_home_and_the_project_as_they_were() {

@@ -1,6 +1,8 @@
 //! Records a hook's stdin for the end-to-end suite: `e2e-record-hook DIR`
-//! writes the payload to `DIR/<nanos>-<event>[-<tool>].json` and prints
-//! nothing, so it changes nothing for the agent.
+//! writes the payload to `DIR/<nanos>-<event>[-<tool>].json`, and the
+//! variables the agent set for its hooks (`AI_AGENT`, `CLAUDE*`, `CODEX*`)
+//! to `DIR/<nanos>-<event>[-<tool>].env`, and prints nothing, so it changes
+//! nothing for the agent.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test tooling")]
 
@@ -25,4 +27,13 @@ fn main() {
     let dir = std::path::PathBuf::from(dir);
     let _ = std::fs::create_dir_all(&dir);
     let _ = std::fs::write(dir.join(format!("{nanos}-{event}{tool}.json")), raw);
+    let env: std::collections::BTreeMap<String, String> = std::env::vars()
+        .filter(|(name, _)| {
+            name == "AI_AGENT" || name.starts_with("CLAUDE") || name.starts_with("CODEX")
+        })
+        .collect();
+    let _ = std::fs::write(
+        dir.join(format!("{nanos}-{event}{tool}.env")),
+        serde_json::to_string_pretty(&env).unwrap_or_default(),
+    );
 }
