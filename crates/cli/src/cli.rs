@@ -75,6 +75,9 @@ pub enum Command {
     Config(ConfigArgs),
     /// Print a JSON Schema generated from agentctx's types.
     Schema(SchemaArgs),
+    /// Run a shell command in a session's sandbox (the hook rewrites the
+    /// agents' shell commands to this); exits with the command's status.
+    Exec(ExecArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -373,6 +376,23 @@ pub struct HookArgs {
     /// The agent that runs the hook (install writes it); without it, told from the payload.
     #[arg(long, value_parser = one_of::<HookAgent>(&["claude", "codex"]))]
     pub agent: Option<HookAgent>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// The session whose rules apply (its hooks recorded them).
+    #[arg(long)]
+    pub session: String,
+    /// The agent whose shell runs the command.
+    #[arg(long, value_parser = one_of::<HookAgent>(&["claude", "codex"]), default_value = "claude")]
+    pub agent: HookAgent,
+    /// Write the folder the command ended in here (Claude Code's shell keeps it).
+    #[arg(long)]
+    pub cwd_file: Option<PathBuf>,
+    /// The command line (one word: run by a shell as written; several: a
+    /// program and its arguments).
+    #[arg(last = true, required = true)]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -15,7 +15,7 @@ use crate::cli::{
     AgentsCommand, Cli, Command, GlobalArgs, MemCommand, PromptCommand, SessionCommand,
 };
 use crate::commands::{Invocation, Outcome};
-use agentctx_config::{self as config, ConfigRequest, Environment};
+use agentctx_config::{self as config, ConfigRequest, Environment, ProjectConfig};
 
 /// Exit code for bad usage, bad config or bad input (and any other error).
 const EXIT_ERROR: u8 = 2;
@@ -36,6 +36,7 @@ fn main() -> ExitCode {
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Negative) => ExitCode::from(1),
+        Ok(Outcome::Status(code)) => ExitCode::from(code),
         Err(error) => {
             report(&error);
             ExitCode::from(EXIT_ERROR)
@@ -88,7 +89,7 @@ fn usage_error(error: clap::Error) -> ExitCode {
 fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     // `hook` and `mem capture` never fail the agent; they log instead.
     let agent_log = match &cli.command {
-        Command::Hook(_) => Some("hook.log"),
+        Command::Hook(_) | Command::Exec(_) => Some("hook.log"),
         Command::Mem(MemCommand::Capture(_)) => Some("agentmem.log"),
         _ => None,
     };
@@ -105,6 +106,7 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         config_file: config_file.as_deref(),
         sets: &cli.global.set,
         env: &env,
+        project: ProjectConfig::Nearest,
     };
     let config = if let Some(log) = agent_log {
         // A hook must never break the agent: it runs on every value that is
@@ -126,6 +128,12 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         cwd,
         env,
         config,
+        config_file,
+        sets: cli.global.set.clone(),
+        program: std::env::current_exe()
+            .ok()
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            .filter(|p| !p.to_string_lossy().ends_with(" (deleted)")),
         json: cli.global.json,
     };
     match &cli.command {
@@ -145,6 +153,7 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         Command::Prompt(which) => commands::text::prompt(&inv, which, out),
         Command::Config(args) => commands::config::run(&inv, args, out),
         Command::Schema(args) => commands::schema::run(&inv, args, out),
+        Command::Exec(args) => commands::exec::run(&inv, args),
     }
 }
 

@@ -1,9 +1,11 @@
 //! Loading the effective config from every source, with the origin of each value.
 //!
 //! Sources, lowest precedence first: built-in defaults; the user file
-//! `$XDG_CONFIG_HOME/agentctx/config.yaml`; the project file (the nearest
-//! `.agentctx.yaml` at or above the working directory); environment
-//! variables; `--set KEY=VALUE` flags. `--config FILE` replaces both files.
+//! `$XDG_CONFIG_HOME/agentctx/config.yaml`; the project file (for a
+//! command, the nearest `.agentctx.yaml` at or above the working directory;
+//! for a hook, the one at the session's project root only:
+//! [`ProjectConfig`]); environment variables; `--set KEY=VALUE` flags.
+//! `--config FILE` replaces both files.
 //!
 //! Every source is validated on its own against [`Config`] before it is
 //! merged, so an error names the source that holds the bad value.
@@ -15,13 +17,14 @@
 //! let project = tempfile::tempdir()?;
 //! std::fs::write(project.path().join(".agentctx.yaml"), "agents:\n  initial:\n    maxFiles: 4\n")?;
 //! let env = Environment::from_pairs([("AGENTMEM_DEBUG", "1")]);
-//! let loaded = load(&ConfigRequest { cwd: project.path(), config_file: None, sets: &[], env: &env })?;
+//! let request = ConfigRequest::new(project.path(), &env);
+//! let loaded = load(&request)?;
 //! assert_eq!(loaded.config.agents.initial.max_files.get(), 4);
 //! assert!(loaded.config.agentmem.debug);
 //!
 //! // A bad value names the file, line, column and key.
 //! std::fs::write(project.path().join(".agentctx.yaml"), "agents:\n  initial:\n    maxFiles: 0\n")?;
-//! let error = load(&ConfigRequest { cwd: project.path(), config_file: None, sets: &[], env: &env }).unwrap_err();
+//! let error = load(&request).unwrap_err();
 //! assert!(error.to_string().contains(".agentctx.yaml:3:15: agents.initial.maxFiles"));
 //! # Ok(())
 //! # }
@@ -49,7 +52,7 @@ pub use state::{StateLog, state_dir};
 pub const PROJECT_FILE_NAME: &str = ".agentctx.yaml";
 
 /// What the loader needs to know about the invocation.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct ConfigRequest<'a> {
     /// The working directory (`-C`), absolute.
     pub cwd: &'a Path,
@@ -59,6 +62,35 @@ pub struct ConfigRequest<'a> {
     pub sets: &'a [String],
     /// The environment to read variables from.
     pub env: &'a Environment,
+    /// Which project file is read.
+    pub project: ProjectConfig<'a>,
+}
+
+/// Which `.agentctx.yaml` a load reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProjectConfig<'a> {
+    /// The nearest at or above the working directory (commands a person runs).
+    Nearest,
+    /// The one at this project root, and no other (a hook: the session's
+    /// project was decided at its start, and a file an agent writes below
+    /// or above the root must not change its rules).
+    AtRoot(&'a Path),
+    /// None: the user file, the environment and flags only (what finds
+    /// the root a hook then reads the project file of).
+    Ignored,
+}
+
+impl<'a> ConfigRequest<'a> {
+    /// A request for `cwd` with no flags: the nearest project file.
+    pub fn new(cwd: &'a Path, env: &'a Environment) -> Self {
+        Self {
+            cwd,
+            config_file: None,
+            sets: &[],
+            env,
+            project: ProjectConfig::Nearest,
+        }
+    }
 }
 
 /// The merged config and where each of its values came from.
@@ -219,7 +251,12 @@ fn file_sources(request: &ConfigRequest<'_>) -> Vec<(PathBuf, ConfigOrigin)> {
         let user = dir.join("agentctx").join("config.yaml");
         sources.push(origin_for(&user, |path| ConfigOrigin::UserFile { path }));
     }
-    if let Some(project) = nearest_project_file(request.cwd) {
+    let project = match request.project {
+        ProjectConfig::Nearest => nearest_project_file(request.cwd),
+        ProjectConfig::AtRoot(root) => Some(root.join(PROJECT_FILE_NAME)).filter(|p| p.is_file()),
+        ProjectConfig::Ignored => None,
+    };
+    if let Some(project) = project {
         sources.push(origin_for(&project, |path| ConfigOrigin::ProjectFile {
             path,
         }));

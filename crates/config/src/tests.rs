@@ -64,6 +64,7 @@ impl Sandbox {
             config_file,
             sets: &sets,
             env: &env,
+            project: ProjectConfig::Nearest,
         })
     }
 }
@@ -521,12 +522,7 @@ fn an_error_elsewhere_never_drops_the_rules_policy() {
     )
     .unwrap();
     let env = Environment::from_pairs([("HOME", sandbox.home.to_str().unwrap())]);
-    let request = ConfigRequest {
-        cwd: &sandbox.project,
-        config_file: None,
-        sets: &[],
-        env: &env,
-    };
+    let request = ConfigRequest::new(&sandbox.project, &env);
     assert!(load(&request).is_err());
     let (loaded, errors) = load_salvaging(&request);
     assert_eq!(errors.len(), 1);

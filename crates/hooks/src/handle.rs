@@ -3,8 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use agentctx_core::{
-    SessionStore, StoredState, render_resolve_paths_in, render_resume_diff_in, resume_in_store,
-    start_session,
+    SessionStore, render_resolve_paths_in, render_resume_diff_in, resume_in_store, start_session,
 };
 use agentctx_types::{HookAgent, HookInput, HookReply, ReminderEnvelope};
 use serde_json::Value;
@@ -84,8 +83,15 @@ pub fn handle(raw: &[u8], agent: Option<HookAgent>, host: &Host<'_>) -> HookOutc
         None => String::new(),
     };
     outcome.note(format!("{agent} event {event:?} in {}{who}", cwd.display()));
+    // The session's project, rules and config, fixed at its start.
+    let anchor = crate::anchor::session_anchor(host, &input, agent, &cwd, &mut outcome.notes);
+    let anchored = Host {
+        config: &anchor.config,
+        anchor: Some(&anchor),
+        ..*host
+    };
     let call = Call {
-        host,
+        host: &anchored,
         input: &input,
         agent,
         cwd: &cwd,
@@ -344,39 +350,25 @@ impl Call<'_> {
         self.initial_context(parts, "SubagentStart", outcome);
     }
 
-    /// The rules of the session's project: the root recorded when the
-    /// session (or this sub-agent) started, so a `cd` into a nested
-    /// repository or a parent does not leave them behind; the cwd's project
-    /// when the session has no state yet.
+    /// The rules of the session's project (its anchor: the root and rule
+    /// file fixed at its start), whatever directory this call reports.
     fn session_rules(
         &self,
         outcome: &mut HookOutcome,
     ) -> Result<agentctx_rules::Rules, crate::RulesError> {
-        let stored = self.store(outcome).map(|store| store.read());
-        if let Some(StoredState::Found(state)) = stored
-            && state.root.is_dir()
+        if let Some(anchor) = self.host.anchor
+            && !self.cwd.starts_with(&anchor.root)
         {
-            if !self.cwd.starts_with(&state.root) {
-                outcome.note(format!(
-                    "the session's project is {} (the cwd {} is outside it)",
-                    state.root.display(),
-                    self.cwd.display()
-                ));
-            }
-            return Ok(agentctx_rules::Rules::load(
-                &state.root,
-                &self.host.config.project_agent_rules,
-            )?
-            .with_home(self.host.home()));
+            outcome.note(format!(
+                "the session's project is {} (the cwd {} is outside it)",
+                anchor.root.display(),
+                self.cwd.display()
+            ));
         }
         self.host.rules(self.cwd)
     }
 
     fn pre_tool_use(&self, outcome: &mut HookOutcome) {
-        let Some(name) = self.input.tool_name.as_deref() else {
-            outcome.note("no tool_name: doing nothing");
-            return;
-        };
         let rules = match self.session_rules(outcome) {
             Ok(rules) => rules,
             Err(error) => {
@@ -399,18 +391,111 @@ impl Call<'_> {
         for warning in rules.warnings() {
             outcome.note(format!("rules: {warning}"));
         }
+        let restricting =
+            rules.restricts_anything() || self.host.config.project_agent_rules.protect_config;
+        let Some(name) = self.input.tool_name.as_deref() else {
+            if restricting {
+                outcome.note("no tool_name, and rules restrict tools and files: denied");
+                outcome.reply = Some(HookReply::deny(
+                    "Denied: agentctx could not tell which tool this call is (no tool_name), and the project's rules restrict tools and files.",
+                ));
+            } else {
+                outcome.note("no tool_name: doing nothing");
+            }
+            return;
+        };
+        let input = self.input.tool_input.clone().unwrap_or(Value::Null);
+        // The agents' shell tools (Claude Code's Bash; Codex's exec_command,
+        // which its hooks name Bash) run in the sandbox when it applies.
+        let shell = name == "Bash" && input.get("command").is_some_and(Value::is_string);
+        let run = if shell {
+            crate::exec::shell_run(self.host, &rules)
+        } else {
+            crate::exec::ShellRun::Plain(String::new())
+        };
+        // Where the agent asks the user before a command, a rewritten
+        // command would either skip that (allow) or be asked about every
+        // time (the agent cannot tell which of them it would have allowed):
+        // `sandbox: auto` leaves such sessions to the agent's prompts and
+        // the command-line checks; `on` and strict mode ask.
+        let mode = self
+            .input
+            .other
+            .get("permission_mode")
+            .and_then(Value::as_str);
+        let asks = !matches!(mode, Some("bypassPermissions" | "dontAsk"));
+        let run = match run {
+            crate::exec::ShellRun::Sandboxed(_)
+                if asks && crate::exec::sandbox_optional(self.host, &rules) =>
+            {
+                crate::exec::ShellRun::Plain(format!(
+                    "{} asks before commands here (permission_mode {}); sandbox: auto leaves them to it",
+                    self.agent,
+                    mode.unwrap_or("unknown")
+                ))
+            }
+            run => run,
+        };
+        if shell {
+            match &run {
+                crate::exec::ShellRun::Plain(why) => {
+                    outcome.note(format!("shell command runs as written: {why}"))
+                }
+                crate::exec::ShellRun::Sandboxed(bwrap) => outcome.note(format!(
+                    "shell command runs in the sandbox ({})",
+                    bwrap.path.display()
+                )),
+                crate::exec::ShellRun::Refused(why) => {
+                    outcome.note(format!("shell command refused: {why}"))
+                }
+            }
+        }
         let guard = crate::Guard {
             host: self.host,
             rules: &rules,
             cwd: self.cwd,
             agent: self.agent,
+            sandboxed: matches!(run, crate::exec::ShellRun::Sandboxed(_)),
         };
-        let input = self.input.tool_input.clone().unwrap_or(Value::Null);
         match guard.decide(name, &input, &mut outcome.notes) {
-            crate::Verdict::Allow => {
-                // No output: the agent's own permission flow stays in charge.
-            }
             crate::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),
+            crate::Verdict::Allow => match run {
+                crate::exec::ShellRun::Plain(_) => {
+                    // No output: the agent's own permission flow stays in charge.
+                }
+                crate::exec::ShellRun::Refused(why) => {
+                    outcome.reply = Some(HookReply::deny(sandbox_refusal(&why)));
+                }
+                crate::exec::ShellRun::Sandboxed(_) => {
+                    let wrapped = match (self.host.program, self.input.session_id.as_deref()) {
+                        (Some(program), Some(session)) => crate::exec::wrapped_input(
+                            &program.to_string_lossy(),
+                            self.agent,
+                            session,
+                            self.input.tool_use_id.as_deref().unwrap_or("call"),
+                            &input,
+                        ),
+                        _ => None,
+                    };
+                    match wrapped {
+                        Some(wrapped) => {
+                            // Codex has no `ask`; Claude Code asks about the wrapped command.
+                            let decision = if asks && self.agent == HookAgent::Claude {
+                                agentctx_types::PermissionDecision::Ask
+                            } else {
+                                agentctx_types::PermissionDecision::Allow
+                            };
+                            outcome.reply = Some(HookReply::rewrite(wrapped, decision));
+                        }
+                        None => {
+                            outcome.note("no session id to run the sandbox for: denied");
+                            outcome.reply = Some(HookReply::deny(sandbox_refusal(
+                                "the call names no session, so its sandbox cannot be built",
+                            )));
+                        }
+                    }
+                }
+            },
         }
     }
 
@@ -420,7 +505,7 @@ impl Call<'_> {
         let input = self.input.tool_input.as_ref().unwrap_or(&Value::Null);
         let mut paths = tool_paths(input);
         if let Some(command) = input.get("command").and_then(Value::as_str)
-            && !command.contains("*** Begin Patch")
+            && self.input.tool_name.as_deref() != Some("apply_patch")
         {
             match parse_shell(command) {
                 Ok(script) => paths.extend(script.named_paths()),
@@ -527,4 +612,15 @@ impl Call<'_> {
             log.append(&[report.line]);
         }
     }
+}
+
+/// The reason the model reads when a shell command must run in the
+/// sandbox and cannot: what will work instead.
+fn sandbox_refusal(why: &str) -> String {
+    agentctx_types::system_reminder(
+        agentctx_types::SystemReminderType::PermissionDecision,
+        &format!(
+            "Denied: this shell command.\nWhy: {why}.\nUse the file tools (Read, Edit, Write) on paths the rules allow, or ask the user to install bubblewrap or relax project_agent_rules.sandbox."
+        ),
+    )
 }

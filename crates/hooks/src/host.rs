@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use agentctx_config::Environment;
 use agentctx_rules::{DefaultRulesError, Rules};
-use agentctx_types::{Config, RootInfo};
+use agentctx_types::{Config, RootInfo, SessionAnchor};
 
 /// The invocation a hook runs in.
 #[derive(Clone, Copy, Debug)]
@@ -17,6 +17,48 @@ pub struct Host<'a> {
     /// The process's working directory, when it still exists (an agent may
     /// start a hook from a directory that was deleted since).
     pub process_cwd: Option<&'a Path>,
+    /// Where `config` came from, so a hook can take its session's config
+    /// from the project root alone.
+    pub config_source: ConfigSource<'a>,
+    /// The agentctx program that runs this hook, by absolute path: shell
+    /// commands are wrapped with it (`agentctx exec`). `None` for a library
+    /// caller that is not the CLI: commands are not sandboxed.
+    pub program: Option<&'a Path>,
+    /// The session's anchor, once [`handle`](crate::handle) has it: its
+    /// config is `config`, and rules come from its root and captured rule
+    /// file, whatever directory a call names.
+    pub anchor: Option<&'a SessionAnchor>,
+}
+
+/// Where a host's config came from.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum ConfigSource<'a> {
+    /// Given as it is (a library caller, a test): a session uses it.
+    #[default]
+    Given,
+    /// Loaded from the files (the CLI): a session loads it again, from the
+    /// user's file, its project root's `.agentctx.yaml` (no other), the
+    /// environment and these flags.
+    Files {
+        /// `--config FILE`, resolved.
+        config_file: Option<&'a Path>,
+        /// `--set KEY=VALUE`, in order.
+        sets: &'a [String],
+    },
+}
+
+impl<'a> Host<'a> {
+    /// A host without config flags or anchor.
+    pub fn new(config: &'a Config, env: &'a Environment, process_cwd: Option<&'a Path>) -> Self {
+        Self {
+            config,
+            env,
+            process_cwd,
+            config_source: ConfigSource::Given,
+            program: None,
+            anchor: None,
+        }
+    }
 }
 
 /// Why the project's rules could not be loaded for a directory.
@@ -76,8 +118,17 @@ impl Host<'_> {
         agentctx_core::find_root(cwd, &options)
     }
 
-    /// The rules of the project `cwd` is in.
+    /// The rules of the project `cwd` is in: with an anchor, the session's
+    /// (its root and the rule file as it was at its start), whatever `cwd` is.
     pub fn rules(&self, cwd: &Path) -> Result<Rules, RulesError> {
+        if let Some(anchor) = self.anchor {
+            return Ok(Rules::from_capture(
+                &anchor.root,
+                &self.config.project_agent_rules,
+                &anchor.rule_file,
+            )?
+            .with_home(self.home()));
+        }
         let root = self.root(cwd).map_err(|source| RulesError::Root {
             cwd: cwd.to_path_buf(),
             source,

@@ -18,7 +18,7 @@
 //! std::fs::write(repo.path().join(".coding-agent-rules.yaml"), "denied_tools: [github/delete_file]\n")?;
 //! let config = Config::default();
 //! let env = Environment::default();
-//! let host = Host { config: &config, env: &env, process_cwd: None };
+//! let host = Host::new(&config, &env, None);
 //!
 //! // Claude Code's PreToolUse for an MCP tool the rules deny.
 //! let payload = serde_json::json!({
@@ -36,14 +36,17 @@
 #![deny(missing_docs)]
 
 mod agents_md;
+mod anchor;
 mod compose;
 #[cfg(feature = "remote")]
 mod compose_remote;
+mod exec;
 mod guard;
 mod handle;
 mod host;
 mod input;
 pub mod install;
+mod protect;
 mod shell;
 mod tools;
 mod transcript;
@@ -57,8 +60,12 @@ pub use compose::{
 };
 #[cfg(feature = "remote")]
 pub use compose_remote::{compose_remote, remote_options};
+pub use exec::{ExecError, ExecRequest, exec};
 pub use guard::{Guard, Verdict};
 pub use handle::{HookOutcome, detect_agent, handle};
-pub use host::{Host, RulesError, SessionPlaceError};
-pub use shell::{NamedPath, ShellCommand, ShellError, ShellScript, ShellWord, parse_shell};
+pub use host::{ConfigSource, Host, RulesError, SessionPlaceError};
+pub use shell::{
+    Access, NamedPath, Redirect, ShellCommand, ShellError, ShellScript, ShellWord, expand_pattern,
+    parse_shell,
+};
 pub use tools::{normalize_tool, patch_paths, tool_paths};

@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use agentctx_types::{
-    DecisionRule, DecisionSubject, ProjectAgentRulesConfig, RuleDecision, RuleSet, RulesSource,
+    DecisionRule, DecisionSubject, ProjectAgentRulesConfig, RuleDecision, RuleFileCapture, RuleSet,
+    RulesSource,
 };
 
 use agentctx_types::RuleFinding;
@@ -52,6 +53,42 @@ impl Rules {
     /// it is kept in [`Rules::error`] and the rules become `default_rules`,
     /// or deny everything under `on_error: deny_all`.
     pub fn load(root: &Path, config: &ProjectAgentRulesConfig) -> Result<Self, DefaultRulesError> {
+        let capture = Self::capture(root, config);
+        Self::from_capture(root, config, &capture)
+    }
+
+    /// Reads the rule file of `root` as it is now, to decide from later
+    /// ([`Rules::from_capture`]) whatever the file holds by then: a
+    /// session's rules are fixed at its start.
+    pub fn capture(root: &Path, config: &ProjectAgentRulesConfig) -> RuleFileCapture {
+        let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| normalize_lexically(root));
+        if !config.enabled {
+            return RuleFileCapture::None;
+        }
+        let path = config
+            .rule_files
+            .iter()
+            .map(|c| real_root.join(c))
+            .find(|p| std::fs::symlink_metadata(p).is_ok());
+        let Some(path) = path else {
+            return RuleFileCapture::None;
+        };
+        match crate::source::read_rule_text(&path) {
+            Ok(text) => RuleFileCapture::File { path, text },
+            Err(error) => RuleFileCapture::Unreadable {
+                path,
+                message: error.message,
+                line: error.line,
+            },
+        }
+    }
+
+    /// The rules of `root` from a captured rule file.
+    pub fn from_capture(
+        root: &Path,
+        config: &ProjectAgentRulesConfig,
+        capture: &RuleFileCapture,
+    ) -> Result<Self, DefaultRulesError> {
         // Paths are judged against the real root: a root given with `..` or
         // through a symlink would otherwise put every path "outside" it.
         let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| normalize_lexically(root));
@@ -66,10 +103,26 @@ impl Rules {
             )?
             .0);
         }
-        match crate::source::read_rule_file(root, &config.rule_files) {
-            None => Self::defaults(root, config, None),
-            Some(Err(error)) => Self::broken(root, config, error),
-            Some(Ok(parsed)) => {
+        let parsed = match capture {
+            RuleFileCapture::None => return Self::defaults(root, config, None),
+            RuleFileCapture::Unreadable {
+                path,
+                message,
+                line,
+            } => {
+                let error = RuleFileError {
+                    path: path.clone(),
+                    line: *line,
+                    column: None,
+                    message: message.clone(),
+                };
+                return Self::broken(root, config, error);
+            }
+            RuleFileCapture::File { path, text } => crate::source::parse_rule_text(path, text),
+        };
+        match parsed {
+            Err(error) => Self::broken(root, config, error),
+            Ok(parsed) => {
                 let source = RulesSource::File {
                     path: parsed.path.clone(),
                     format: parsed.format,
@@ -261,6 +314,53 @@ impl Rules {
     /// The project root the rules apply to.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Whether an exclude pattern matches a root-relative path as it is
+    /// (no symlink followed): what a sandbox that walks the project masks.
+    pub fn excluded(&self, relative: &Path) -> bool {
+        self.exclude
+            .first_match(relative, &mut Vec::new())
+            .is_some()
+    }
+
+    /// Whether an include list exists and no include pattern matches a
+    /// root-relative path.
+    pub fn not_included(&self, relative: &Path) -> bool {
+        self.include
+            .as_ref()
+            .is_some_and(|include| include.first_match(relative, &mut Vec::new()).is_none())
+    }
+
+    /// Whether an include list exists.
+    pub fn has_include(&self) -> bool {
+        self.include.is_some()
+    }
+
+    /// The exclude entries written `~/...`, without the `~/` (paths in the
+    /// home directory), and the home directory they are taken in.
+    pub fn home_excludes(&self) -> (Option<&Path>, Vec<&str>) {
+        let entries = self
+            .doc
+            .exclude
+            .iter()
+            .filter_map(|e| e.text.strip_prefix("~/"))
+            .collect();
+        (self.home.as_deref(), entries)
+    }
+
+    /// Whether an exclude entry written `~/...` matches a path relative to
+    /// the home directory.
+    pub fn home_excluded(&self, relative: &Path) -> bool {
+        self.home_exclude
+            .first_match(relative, &mut Vec::new())
+            .is_some()
+    }
+
+    /// Whether every file is denied (a broken rule file under `on_error:
+    /// deny_all`).
+    pub fn denies_everything(&self) -> bool {
+        self.deny_all_path().is_some()
     }
 
     fn deny_all_path(&self) -> Option<&Path> {

@@ -35,6 +35,13 @@ pub fn read_rule_file(
 
 /// Reads and parses one rule file.
 pub fn parse_rule_file(path: &Path) -> Result<ParsedRuleFile, RuleFileError> {
+    let text = read_rule_text(path)?;
+    parse_rule_text(path, &text)
+}
+
+/// The text of a rule file: a file of the project (a link leading outside
+/// it is an error), UTF-8, without a byte-order mark.
+pub fn read_rule_text(path: &Path) -> Result<String, RuleFileError> {
     let fail = |message: String| RuleFileError {
         path: path.to_path_buf(),
         line: None,
@@ -77,7 +84,14 @@ pub fn parse_rule_file(path: &Path) -> Result<ParsedRuleFile, RuleFileError> {
     })?;
     // A byte-order mark is not part of the first line (a heading there
     // would otherwise not be a heading).
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    })
+}
+
+/// Parses the text of the rule file at `path` (its name decides the form).
+pub fn parse_rule_text(path: &Path, text: &str) -> Result<ParsedRuleFile, RuleFileError> {
     let format = format_of(path);
     let (doc, warnings) = match format {
         RuleFileFormat::Yaml => crate::yaml::parse(path, text)?,

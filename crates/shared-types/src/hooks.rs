@@ -128,6 +128,11 @@ pub struct HookSpecificOutput {
     /// `PreToolUse`: why; the model reads it as the tool's result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permission_decision_reason: Option<String>,
+    /// `PreToolUse`: the tool input to run instead (a shell command
+    /// wrapped in agentctx's sandbox). Claude Code and Codex take it with
+    /// `permissionDecision: allow`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_input: Option<serde_json::Value>,
 }
 
 /// A `PreToolUse` decision.
@@ -137,6 +142,11 @@ pub struct HookSpecificOutput {
 pub enum PermissionDecision {
     /// The call does not run.
     Deny,
+    /// The call runs (with `updatedInput`, as changed).
+    Allow,
+    /// The user is asked (Claude Code; with `updatedInput`, about the
+    /// changed call).
+    Ask,
 }
 
 impl HookReply {
@@ -148,6 +158,7 @@ impl HookReply {
                 additional_context: Some(text.into()),
                 permission_decision: None,
                 permission_decision_reason: None,
+                updated_input: None,
             },
         }
     }
@@ -160,6 +171,21 @@ impl HookReply {
                 additional_context: None,
                 permission_decision: Some(PermissionDecision::Deny),
                 permission_decision_reason: Some(reason.into()),
+                updated_input: None,
+            },
+        }
+    }
+
+    /// A `PreToolUse` answer that runs the call with `input` instead,
+    /// allowed (`Allow`) or asked about (`Ask`).
+    pub fn rewrite(input: serde_json::Value, decision: PermissionDecision) -> Self {
+        Self {
+            hook_specific_output: HookSpecificOutput {
+                hook_event_name: "PreToolUse".to_owned(),
+                additional_context: None,
+                permission_decision: Some(decision),
+                permission_decision_reason: None,
+                updated_input: Some(input),
             },
         }
     }

@@ -66,9 +66,13 @@ pub use positive::PositiveInt;
 pub use reminder::{ReminderEnvelope, system_reminder};
 pub use rules::{
     DEFAULT_RULE_FILES, DecisionRule, DecisionSubject, FileListOverrides, FilePatterns, LintReport,
-    OnRuleError, ProjectAgentRulesConfig, PromptText, RuleDecision, RuleFileFormat, RuleFinding,
-    RuleSet, RulesReport, RulesSource, normalize_tool_name,
+    OnRuleError, ProjectAgentRulesConfig, PromptText, RuleDecision, RuleFileCapture,
+    RuleFileFormat, RuleFinding, RuleSet, RulesReport, RulesSource, SandboxMode,
+    normalize_tool_name,
 };
 #[cfg(feature = "schema")]
 pub use schema::{SCHEMA_NAMES, schema_named};
-pub use session::{FileId, LoadedVersion, SESSION_STATE_VERSION, SessionState};
+pub use session::{
+    FileId, LoadedVersion, SESSION_ANCHOR_VERSION, SESSION_STATE_VERSION, SessionAnchor,
+    SessionState,
+};

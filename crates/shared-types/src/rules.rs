@@ -28,6 +28,26 @@ pub struct ProjectAgentRulesConfig {
     /// In strict mode, paths outside the project root that stay allowed:
     /// the agents' own state folders (patterns; `~/` is the home directory).
     pub strict_allowed_outside: Vec<String>,
+    /// Whether shell commands run in agentctx's kernel sandbox
+    /// (`agentctx exec`), where the kernel refuses excluded paths for
+    /// reading and protected ones for writing. Strict mode is always `on`.
+    pub sandbox: SandboxMode,
+}
+
+/// When shell commands run in agentctx's sandbox.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxMode {
+    /// When the rules restrict files (or agentctx protects its own) and
+    /// the sandbox can run here; otherwise the command line is checked as
+    /// it is written.
+    #[default]
+    Auto,
+    /// Always; a command that cannot be sandboxed is denied.
+    On,
+    /// Never: command lines are checked as they are written.
+    Off,
 }
 
 /// What a broken rule file (unreadable, invalid YAML, wrong types, invalid
@@ -60,6 +80,7 @@ impl Default for ProjectAgentRulesConfig {
             strict: false,
             protect_config: true,
             strict_allowed_outside: vec!["~/.claude/projects/*/memory/**".to_owned()],
+            sandbox: SandboxMode::Auto,
         }
     }
 }
@@ -115,6 +136,35 @@ pub struct FileListOverrides {
     /// Replaces the configured format.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<FileListFormat>,
+}
+
+/// The rule file of a project as it was read once, at a session's start:
+/// every later decision of the session is made from these bytes, whatever
+/// the file holds by then.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RuleFileCapture {
+    /// No rule file existed (or the rules were disabled).
+    None,
+    /// The first candidate that existed, and its text.
+    File {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Its text (UTF-8, byte-order mark removed).
+        text: String,
+    },
+    /// A candidate existed and could not be used (unreadable, not UTF-8,
+    /// a link leading outside the project): the rules follow `on_error`.
+    Unreadable {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        message: String,
+        /// The line, when the problem has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<u64>,
+    },
 }
 
 /// Where the effective rules came from.

@@ -3,7 +3,7 @@
 use schemars::{Schema, schema_for};
 
 /// The names accepted by [`schema_named`], in the order `agentctx schema` lists them.
-pub const SCHEMA_NAMES: [&str; 28] = [
+pub const SCHEMA_NAMES: [&str; 29] = [
     "agents-config",
     "resolved-agents",
     "system-reminder-type",
@@ -11,6 +11,7 @@ pub const SCHEMA_NAMES: [&str; 28] = [
     "file-list-config",
     "config",
     "session-state",
+    "session-anchor",
     "initial-bundle",
     "rules-report",
     "rule-decision",
@@ -51,6 +52,7 @@ pub fn schema_named(name: &str) -> Option<Schema> {
         "file-list-config" => schema_for!(crate::FileListConfig),
         "config" => schema_for!(crate::Config),
         "session-state" => schema_for!(crate::SessionState),
+        "session-anchor" => schema_for!(crate::SessionAnchor),
         "initial-bundle" => schema_for!(crate::InitialBundle),
         "rules-report" => schema_for!(crate::RulesReport),
         "rule-decision" => schema_for!(crate::RuleDecision),

@@ -57,3 +57,31 @@ pub struct FileId {
     /// Inode number.
     pub ino: u64,
 }
+
+/// The version written into new session anchors.
+pub const SESSION_ANCHOR_VERSION: u32 = 1;
+
+/// What a session's rules are decided from, fixed when the session starts
+/// (at `SessionStart`, or at its first hook) and used by every later hook
+/// call of the session and of its sub-agents, whatever directory a call
+/// reports: the project root, the effective config (the user's file, the
+/// root's `.agentctx.yaml`, the environment and the hook command's flags)
+/// and the rule file's text. Written once; a new session decides anew.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionAnchor {
+    /// Format version; an anchor of another version is decided again.
+    pub version: u32,
+    /// The directory the project was found from (for Claude Code,
+    /// `CLAUDE_PROJECT_DIR`: the directory the session was started in).
+    pub start_dir: PathBuf,
+    /// The project root (absolute, canonical).
+    pub root: PathBuf,
+    /// The effective config.
+    pub config: crate::Config,
+    /// The rule file as it was read at the start.
+    pub rule_file: crate::RuleFileCapture,
+    /// Which hook event decided it.
+    pub decided_at: String,
+}

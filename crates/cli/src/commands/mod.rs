@@ -3,6 +3,7 @@
 pub mod agents;
 pub mod config;
 pub mod context;
+pub mod exec;
 pub mod files;
 pub mod hook;
 pub mod install;
@@ -27,6 +28,12 @@ pub struct Invocation {
     pub cwd: PathBuf,
     pub env: Environment,
     pub config: LoadedConfig,
+    /// `--config FILE` (resolved) and `--set` flags, for a hook to load
+    /// its session's config again from the project root.
+    pub config_file: Option<PathBuf>,
+    pub sets: Vec<String>,
+    /// This program, by absolute path (shell commands are wrapped with it).
+    pub program: Option<PathBuf>,
     pub json: bool,
 }
 
@@ -34,9 +41,12 @@ impl Invocation {
     /// What the library calls need of this invocation.
     pub fn host(&self) -> agentctx_hooks::Host<'_> {
         agentctx_hooks::Host {
-            config: &self.config.config,
-            env: &self.env,
-            process_cwd: self.cwd_if_exists(),
+            config_source: agentctx_hooks::ConfigSource::Files {
+                config_file: self.config_file.as_deref(),
+                sets: &self.sets,
+            },
+            program: self.program.as_deref(),
+            ..agentctx_hooks::Host::new(&self.config.config, &self.env, self.cwd_if_exists())
         }
     }
 
@@ -80,6 +90,8 @@ pub enum Outcome {
         reason = "returned by the checking commands of later issues"
     )]
     Negative,
+    /// Exit with a program's own status (`exec`).
+    Status(u8),
 }
 
 /// Writes `value` as one pretty JSON document followed by a newline.

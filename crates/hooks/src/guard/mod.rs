@@ -1,10 +1,16 @@
 //! The PreToolUse decision: may this tool call run? The tool by name, then
-//! every path it can touch: the known path fields, a Codex patch's headers
-//! (as Codex reads them: lines trimmed, `~` expanded), the files a shell
-//! command line names, every path-like argument of an MCP tool, the scope
-//! of a search; then the files agentctx's own protection covers. Strict
-//! mode denies what cannot be verified. docs/SECURITY.md has the table of
-//! what each agent's tools get.
+//! every path it can touch (`targets.rs`): the file tools' fields, a Codex
+//! patch's headers (as Codex reads them: lines trimmed, `~` expanded), the
+//! files a shell command line names and what it does with them, every
+//! path an MCP tool's arguments name; each judged where the kernel would
+//! open it, writes against what agentctx protects (`protect.rs`), searches
+//! by every entry they can reach. Input that cannot be read is denied when
+//! anything is restricted. Strict mode denies what it cannot verify, and
+//! what a shell command does beyond its words is the sandbox's to refuse
+//! (`sandboxed`). docs/SECURITY.md has the table of what each agent's tools
+//! get.
+
+mod targets;
 
 use std::path::{Path, PathBuf};
 
@@ -12,8 +18,9 @@ use agentctx_rules::Rules;
 use agentctx_types::{HookAgent, RuleDecision};
 use serde_json::Value;
 
-use crate::tools::collect_strings;
-use crate::{Host, ShellWord, parse_shell, tool_paths};
+use crate::shell::{Access, NamedPath};
+use crate::{Host, ShellWord, parse_shell};
+use targets::{Target, Targets};
 
 /// The outcome: allowed, or denied with the text the model reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,21 +31,9 @@ pub enum Verdict {
     Deny(String),
 }
 
-/// Claude Code's tools that change the files they name.
-const WRITE_TOOLS: [&str; 5] = ["Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"];
-/// Search tools: they read whatever their scope holds.
-const SEARCH_TOOLS: [&str; 3] = ["Grep", "Glob", "LS"];
-/// Programs that only read the files they name.
-const READERS: [&str; 22] = [
-    "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "ack", "wc", "ls",
-    "stat", "file", "diff", "nl", "bat", "sed", "awk", "find", "tree",
-];
-/// Programs that run other code from their arguments: strict mode cannot
-/// know what that code touches.
-const RUNNERS: [&str; 14] = [
-    "eval", "source", ".", "sh", "bash", "zsh", "dash", "xargs", "python", "python3", "perl",
-    "ruby", "node", "exec",
-];
+/// How many files a glob pattern may match before it is judged as a
+/// search of the folder it starts in.
+const MAX_GLOB_MATCHES: usize = 4_096;
 
 /// Everything the decision needs besides the call.
 pub struct Guard<'a> {
@@ -50,11 +45,19 @@ pub struct Guard<'a> {
     pub cwd: &'a Path,
     /// Which agent.
     pub agent: HookAgent,
+    /// A shell command of this call runs in agentctx's sandbox: what the
+    /// kernel refuses is not guessed from its words.
+    pub sandboxed: bool,
 }
 
 impl Guard<'_> {
     fn strict(&self) -> bool {
         self.rules.doc().strict || self.host.config.project_agent_rules.strict
+    }
+
+    /// Whether anything is restricted: a rule, or agentctx's own protection.
+    pub fn restricting(&self) -> bool {
+        self.rules.restricts_anything() || self.host.config.project_agent_rules.protect_config
     }
 
     /// A path as the tool means it: `~` is the home directory, relative
@@ -75,64 +78,125 @@ impl Guard<'_> {
         if !decision.allowed {
             return self.deny(&decision);
         }
-        let strict = self.strict();
-        let mut paths: Vec<(String, bool)> = Vec::new(); // (path, written by the call)
-        let writes = WRITE_TOOLS.contains(&tool);
-        let search = SEARCH_TOOLS.contains(&tool);
-        let scope = input.get("path").and_then(Value::as_str);
-        for path in tool_paths(input) {
-            // A search's scope is judged by what it holds (below), not as a file.
-            if search && Some(path.as_str()) == scope {
-                continue;
+        if let Some(problem) = targets::unreadable_shape(input) {
+            notes.push(format!("tool input not read: {problem}"));
+            if self.restricting() {
+                return Verdict::Deny(unreadable_reminder(&problem));
             }
-            paths.push((path, writes));
+            return Verdict::Allow;
         }
-        // Shell command lines (Claude Code's and Codex's `Bash`).
-        if let Some(command) = input.get("command").and_then(Value::as_str)
-            && !command.contains("*** Begin Patch")
+        let strict = self.strict();
+        let mut found = Targets::default();
+        targets::tool_fields(tool, input, &mut found);
+        // Shell command lines (Claude Code's and Codex's `Bash`); a patch
+        // is a patch only for the patch tool.
+        if tool != "apply_patch"
+            && let Some(command) = input.get("command").and_then(Value::as_str)
         {
-            match self.shell_paths(command, strict, notes) {
-                Ok(found) => paths.extend(found),
+            match self.shell_targets(command, strict, notes) {
+                Ok(named) => targets::shell(named, &mut found),
                 Err(reason) => return Verdict::Deny(reason),
             }
         }
-        // MCP tools: every argument that looks like a path, whatever its name.
+        // MCP tools: every argument that names a path, whatever its name.
         if normalized.contains('/') {
-            let mut strings = Vec::new();
-            collect_strings(input, &mut strings);
-            for text in strings {
-                if looks_like_path(text) && !paths.iter().any(|(p, _)| p == text) {
-                    paths.push((text.to_owned(), false));
+            targets::mcp_arguments(&normalized, input, self.cwd, &mut found);
+        }
+        let mut checker = self.rules.file_checker();
+        for target in &found.list {
+            for (absolute, access) in self.expand(target, notes) {
+                let verdict = self.judge(target, &absolute, access, &mut checker, strict, notes);
+                if let Some(verdict) = verdict {
+                    return verdict;
                 }
             }
         }
-        let mut checker = self.rules.file_checker();
-        for (path, written) in &paths {
-            let absolute = self.absolute(path);
-            let mut decision = checker.check(&absolute);
-            notes.push(format!("file {path}: {}", decision.message));
-            if !decision.allowed {
-                decision.item = path.clone();
-                return self.deny(&decision);
-            }
-            if *written && let Some(reason) = self.protected(&absolute) {
-                notes.push(format!("file {path}: {reason}"));
-                return Verdict::Deny(protection_reminder(path, &reason));
-            }
-            if strict && let Some(reason) = self.strict_file(&absolute) {
-                notes.push(format!("file {path}: {reason}"));
-                return Verdict::Deny(strict_reminder(path, &reason));
-            }
-        }
-        if search {
-            let scope = scope
-                .filter(|p| !p.is_empty())
-                .map_or_else(|| self.cwd.to_path_buf(), |p| self.absolute(p));
-            if let Some(verdict) = self.search_scope(&scope, strict, notes) {
-                return verdict;
-            }
-        }
         Verdict::Allow
+    }
+
+    /// The absolute paths a target names: a pattern's matches (or, past
+    /// [`MAX_GLOB_MATCHES`], a search of the folder it starts in).
+    fn expand(&self, target: &Target, notes: &mut Vec<String>) -> Vec<(PathBuf, Access)> {
+        if !target.pattern {
+            let absolute = if target.from_root {
+                self.rules.root().join(&target.path)
+            } else {
+                self.absolute(&target.path)
+            };
+            return vec![(absolute, target.access)];
+        }
+        let (base, pattern) = match target.path.strip_prefix("~/") {
+            Some(rest) => (
+                self.host.home().unwrap_or_else(|| self.cwd.to_path_buf()),
+                rest.to_owned(),
+            ),
+            None => (self.cwd.to_path_buf(), target.path.clone()),
+        };
+        match crate::shell::expand_pattern(&base, &pattern, MAX_GLOB_MATCHES) {
+            Ok(matches) => {
+                notes.push(format!(
+                    "pattern {}: {} matches",
+                    target.path,
+                    matches.len()
+                ));
+                matches.into_iter().map(|m| (m, target.access)).collect()
+            }
+            Err(dir) => {
+                notes.push(format!(
+                    "pattern {} matches more than {MAX_GLOB_MATCHES}: judged as a search of {}",
+                    target.path,
+                    dir.display()
+                ));
+                vec![(dir, Access::Search)]
+            }
+        }
+    }
+
+    /// One path: the rules, agentctx's protection for writes, a search's
+    /// scope, strict mode's own checks.
+    fn judge(
+        &self,
+        target: &Target,
+        absolute: &Path,
+        access: Access,
+        checker: &mut agentctx_rules::FileChecker<'_>,
+        strict: bool,
+        notes: &mut Vec<String>,
+    ) -> Option<Verdict> {
+        // A search's folder is judged by what it holds (an include list may
+        // name `src/**` and not `src` itself); a file is judged as itself.
+        let folder_search = access == Access::Search && absolute.is_dir();
+        if !folder_search {
+            let mut decision = checker.check(absolute);
+            notes.push(format!("file {}: {}", target.path, decision.message));
+            if !decision.allowed {
+                decision.item = target.path.clone();
+                return Some(self.deny(&decision));
+            }
+        }
+        if access == Access::Write {
+            let destructive = crate::protect::DESTRUCTIVE.contains(&target.by.as_str());
+            let reason =
+                crate::protect::why_protected(self.host, self.rules, absolute, destructive);
+            if let Some(reason) = reason {
+                notes.push(format!("file {}: {reason}", target.path));
+                return Some(Verdict::Deny(protection_reminder(&target.path, &reason)));
+            }
+        }
+        // A shell search in the sandbox reads what the kernel lets it: the
+        // excluded entries of its scope are unreadable there.
+        let tool_search = targets::SEARCH_TOOLS.contains(&target.by.as_str());
+        if access == Access::Search
+            && (tool_search || !self.sandboxed)
+            && let Some(verdict) = self.search_scope(absolute, strict, notes)
+        {
+            return Some(verdict);
+        }
+        if strict && let Some(reason) = self.strict_file(absolute) {
+            notes.push(format!("file {}: {reason}", target.path));
+            return Some(Verdict::Deny(strict_reminder(&target.path, &reason)));
+        }
+        None
     }
 
     fn deny(&self, decision: &RuleDecision) -> Verdict {
@@ -141,17 +205,19 @@ impl Guard<'_> {
         ))
     }
 
-    /// The files a command line names, each with whether the command may
-    /// write it; in strict mode, `Err` when the line cannot be verified.
-    fn shell_paths(
+    /// The files a command line names, with what it does with them; in
+    /// strict mode without the sandbox, `Err` when the line cannot be
+    /// verified from its words.
+    fn shell_targets(
         &self,
         command: &str,
         strict: bool,
         notes: &mut Vec<String>,
-    ) -> Result<Vec<(String, bool)>, String> {
+    ) -> Result<Vec<NamedPath>, String> {
+        let verify = strict && !self.sandboxed;
         let script = match parse_shell(command) {
             Ok(script) => script,
-            Err(error) if strict => {
+            Err(error) if verify => {
                 return Err(strict_reminder(
                     command,
                     &format!("the command line cannot be read: {error}"),
@@ -162,7 +228,7 @@ impl Guard<'_> {
                 return Ok(Vec::new());
             }
         };
-        if strict {
+        if verify {
             if let Some(what) = script.opaque.first() {
                 return Err(strict_reminder(
                     command,
@@ -173,7 +239,7 @@ impl Guard<'_> {
                 let dynamic = shell_command
                     .words
                     .iter()
-                    .chain(&shell_command.redirects)
+                    .chain(shell_command.redirects.iter().map(|r| &r.target))
                     .find(|w| matches!(w, ShellWord::Dynamic(_)));
                 if let Some(ShellWord::Dynamic(word)) = dynamic {
                     return Err(strict_reminder(
@@ -181,12 +247,8 @@ impl Guard<'_> {
                         &format!("`{word}` is only known when the shell runs it"),
                     ));
                 }
-                let program = shell_command
-                    .words
-                    .first()
-                    .and_then(ShellWord::literal)
-                    .map(|w| w.rsplit('/').next().unwrap_or(w).to_owned());
-                if let Some(program) = program.filter(|p| RUNNERS.contains(&p.as_str())) {
+                if shell_command.runs_code() {
+                    let program = shell_command.program().unwrap_or("a program");
                     return Err(strict_reminder(
                         command,
                         &format!("`{program}` runs code whose files cannot be known"),
@@ -194,83 +256,25 @@ impl Guard<'_> {
                 }
             }
         }
-        let mut paths = Vec::new();
-        for named in script.named() {
-            let in_place = script.commands.iter().any(|c| {
-                c.words
-                    .iter()
-                    .filter_map(ShellWord::literal)
-                    .any(|w| w == "-i" || w.starts_with("--in-place"))
-            });
-            let reader = READERS.contains(&named.program.as_str()) && !in_place;
-            paths.push((named.path, named.redirect || !reader));
-        }
+        let named = script.named();
         notes.push(format!(
-            "shell command: {} paths named (checked best effort{})",
-            paths.len(),
+            "shell command: {} paths named ({}{})",
+            named.len(),
+            if self.sandboxed {
+                "the sandbox decides the rest"
+            } else {
+                "checked as written"
+            },
             if strict { ", strict" } else { "" }
         ));
-        Ok(paths)
-    }
-
-    /// Why `path` is one of the files agentctx protects from the agent (its
-    /// rules, its config, the agents' hook settings), if it is.
-    fn protected(&self, path: &Path) -> Option<String> {
-        if !self.host.config.project_agent_rules.protect_config {
-            return None;
-        }
-        let root = self.rules.root();
-        let mut protected: Vec<PathBuf> = self
-            .host
-            .config
-            .project_agent_rules
-            .rule_files
-            .iter()
-            .map(|f| root.join(f))
-            .collect();
-        for name in [
-            ".agentctx.yaml",
-            ".claude/settings.json",
-            ".claude/settings.local.json",
-            ".codex/hooks.json",
-            ".codex/config.toml",
-        ] {
-            protected.push(root.join(name));
-        }
-        protected.extend(crate::claude_user_settings(self.host.env));
-        if let Some(codex) = self.host.codex_home() {
-            protected.push(codex.join("config.toml"));
-            protected.push(codex.join("hooks.json"));
-        }
-        if let Some(dir) = self.host.env.xdg_dir("XDG_CONFIG_HOME", ".config") {
-            protected.push(dir.join("agentctx/config.yaml"));
-        }
-        let target = real_or_lexical(path);
-        let state = agentctx_config::state_dir(self.host.env).map(|d| real_or_lexical(&d));
-        if let Some(state) = state.filter(|s| target.starts_with(s)) {
-            return Some(format!(
-                "it is agentctx's state ({}), which the agent may not change",
-                state.display()
-            ));
-        }
-        protected
-            .iter()
-            .map(|p| real_or_lexical(p))
-            .find(|p| *p == target || eq_ignore_case(p, &target))
-            .map(|p| {
-                format!(
-                    "it is {} ({}); the agent may not change its own rules or hooks (project_agent_rules.protect_config)",
-                    describe_protected(&p),
-                    p.display()
-                )
-            })
+        Ok(named)
     }
 
     /// Strict mode's own file checks: outside the root only the agents'
     /// state folders; no hard-linked file (one of its other names may be
     /// excluded, and finding them all is not possible in a hook's time).
     fn strict_file(&self, path: &Path) -> Option<String> {
-        let target = real_or_lexical(path);
+        let target = crate::protect::real_or_lexical(path);
         if !target.starts_with(self.rules.root()) {
             let allowed = &self.host.config.project_agent_rules.strict_allowed_outside;
             let home = self.host.home();
@@ -364,41 +368,6 @@ impl Guard<'_> {
     }
 }
 
-fn real_or_lexical(path: &Path) -> PathBuf {
-    match agentctx_rules::physical_path(path) {
-        agentctx_rules::OnDisk::Resolved(real) => real,
-        agentctx_rules::OnDisk::Plain | agentctx_rules::OnDisk::Unresolvable => {
-            agentctx_types::normalize_lexically(path)
-        }
-    }
-}
-
-fn eq_ignore_case(a: &Path, b: &Path) -> bool {
-    a.to_string_lossy().to_lowercase() == b.to_string_lossy().to_lowercase()
-}
-
-fn describe_protected(path: &Path) -> &'static str {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    match name {
-        ".coding-agent-rules.yaml" | ".coding-agent-rules.md" | "AGENTS.md" => {
-            "a project rule file"
-        }
-        ".agentctx.yaml" | "config.yaml" => "agentctx's config",
-        _ => "an agent's hook settings",
-    }
-}
-
-fn looks_like_path(text: &str) -> bool {
-    !text.is_empty()
-        && text.len() < 4096
-        && !text.contains('\n')
-        && (text.starts_with('/')
-            || text.starts_with("~/")
-            || text.starts_with("./")
-            || text.starts_with("../")
-            || (text.contains('/') && !text.contains(char::is_whitespace) && !text.contains("://")))
-}
-
 fn protection_reminder(path: &str, reason: &str) -> String {
     agentctx_types::system_reminder(
         agentctx_types::SystemReminderType::PermissionDecision,
@@ -424,6 +393,15 @@ fn search_reminder(scope: &Path, denied: &Path, why: &str) -> String {
             "Denied: a search of `{}`.\nWhy: it would read `{}`, which the rules deny ({why}).\nSearch inside allowed directories instead.",
             scope.display(),
             denied.display()
+        ),
+    )
+}
+
+fn unreadable_reminder(problem: &str) -> String {
+    agentctx_types::system_reminder(
+        agentctx_types::SystemReminderType::PermissionDecision,
+        &format!(
+            "Denied: agentctx could not read this tool call ({problem}), and the project's rules restrict tools and files, so it cannot be allowed.\nRetry the call with plain input."
         ),
     )
 }

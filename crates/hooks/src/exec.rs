@@ -1,0 +1,269 @@
+//! Shell commands under the kernel: whether a session's shell commands
+//! run in agentctx's sandbox (`project_agent_rules.sandbox`, strict mode),
+//! the tool input that makes the agent run them there (PreToolUse's
+//! `updatedInput`: the command becomes `agentctx exec --session ID --
+//! COMMAND`), and `agentctx exec` itself: the session's rules (its anchor)
+//! turned into masks and read-only binds (crates/sandbox), the command run
+//! inside, its status returned.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+
+use agentctx_rules::Rules;
+use agentctx_sandbox::{Bwrap, Plan, SandboxError};
+use agentctx_types::{HookAgent, SandboxMode, SessionAnchor};
+use serde_json::Value;
+
+use crate::Host;
+
+/// What happens to a shell command of this session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ShellRun {
+    /// As the agent runs it; its words are checked (and why not sandboxed).
+    Plain(String),
+    /// In the sandbox, with this bubblewrap.
+    Sandboxed(Bwrap),
+    /// Not at all: the sandbox is required and cannot run here.
+    Refused(String),
+}
+
+/// Where `agentctx exec` keeps its walks, its probe and its mask file.
+pub(crate) fn sandbox_state(host: &Host<'_>) -> Option<PathBuf> {
+    agentctx_config::state_dir(host.env).map(|d| d.join("sandbox"))
+}
+
+/// Whether this session's shell commands run in the sandbox.
+pub(crate) fn shell_run(host: &Host<'_>, rules: &Rules) -> ShellRun {
+    let strict = rules.doc().strict || host.config.project_agent_rules.strict;
+    let mode = match host.config.project_agent_rules.sandbox {
+        // Strict mode needs the kernel, unless it is switched off: then
+        // strict mode denies every command line it cannot verify.
+        SandboxMode::Auto if strict => SandboxMode::On,
+        mode => mode,
+    };
+    if mode == SandboxMode::Off {
+        return ShellRun::Plain("project_agent_rules.sandbox: off".to_owned());
+    }
+    if host.program.is_none() {
+        return match mode {
+            SandboxMode::On => {
+                ShellRun::Refused("no agentctx program is known to run the sandbox with".to_owned())
+            }
+            _ => ShellRun::Plain("no agentctx program to run the sandbox with".to_owned()),
+        };
+    }
+    let usable = match (Bwrap::find(), sandbox_state(host)) {
+        (None, _) => Err(SandboxError::NoBwrap.to_string()),
+        (Some(_), None) => Err("no state folder ($XDG_STATE_HOME or $HOME)".to_owned()),
+        (Some(bwrap), Some(state)) => bwrap
+            .probe(&state)
+            .map(|()| bwrap)
+            .map_err(|e| e.to_string()),
+    };
+    match (usable, mode) {
+        (Ok(bwrap), _) => ShellRun::Sandboxed(bwrap),
+        (Err(why), SandboxMode::On) => ShellRun::Refused(format!(
+            "{}: {why}",
+            if strict {
+                "strict mode runs shell commands only in the sandbox"
+            } else {
+                "project_agent_rules.sandbox is on"
+            }
+        )),
+        (Err(why), _) => ShellRun::Plain(format!("the sandbox cannot run here ({why})")),
+    }
+}
+
+/// Whether the sandbox is the session's choice rather than its
+/// requirement (`sandbox: auto`, not strict mode).
+pub(crate) fn sandbox_optional(host: &Host<'_>, rules: &Rules) -> bool {
+    let strict = rules.doc().strict || host.config.project_agent_rules.strict;
+    host.config.project_agent_rules.sandbox == SandboxMode::Auto && !strict
+}
+
+/// The tool input that runs `input`'s shell command in the sandbox: the
+/// same input with `command` replaced (Claude Code keeps its other fields;
+/// Codex reads only `command`). For Claude Code the command's last folder
+/// is carried back out (its shell keeps the working directory between
+/// commands).
+pub(crate) fn wrapped_input(
+    program: &str,
+    agent: HookAgent,
+    session: &str,
+    call: &str,
+    input: &Value,
+) -> Option<Value> {
+    let command = input.get("command")?.as_str()?;
+    let quote = crate::install::shell_quote;
+    let base = format!(
+        "{} exec --session {} --agent {agent}",
+        quote(program),
+        quote(session)
+    );
+    let line = match agent {
+        HookAgent::Claude => {
+            let cwd_file =
+                std::env::temp_dir().join(format!("agentctx-cwd-{}-{}", safe(session), safe(call)));
+            let file = quote(&cwd_file.to_string_lossy());
+            format!(
+                "{base} --cwd-file {file} -- {command_q}; __agentctx_status=$?; if [ -s {file} ]; then cd -- \"$(cat {file})\" 2>/dev/null; fi; rm -f {file}; (exit $__agentctx_status)",
+                command_q = quote(command),
+            )
+        }
+        HookAgent::Codex => format!("{base} -- {}", quote(command)),
+    };
+    let mut input = input.clone();
+    input["command"] = Value::String(line);
+    Some(input)
+}
+
+fn safe(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        .take(80)
+        .collect()
+}
+
+/// Why `agentctx exec` cannot run a command.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    /// No state folder to find the session in.
+    #[error("no state folder ($XDG_STATE_HOME or $HOME): the session's rules cannot be found")]
+    NoState,
+    /// The session's anchor is not there (its hooks never ran, or it was removed).
+    #[error("session {session}: its rules were not recorded ({}); run the command through the agent's hook", .path.display())]
+    NoAnchor {
+        /// The session.
+        session: String,
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+    /// The anchor cannot be read.
+    #[error("session {session}: {message}")]
+    BadAnchor {
+        /// The session.
+        session: String,
+        /// Why.
+        message: String,
+    },
+    /// The rules cannot be built.
+    #[error(transparent)]
+    Rules(#[from] agentctx_rules::DefaultRulesError),
+    /// The sandbox cannot be made.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    /// The command cannot be started.
+    #[error("cannot start {}: {source}", .program.display())]
+    Spawn {
+        /// The program.
+        program: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What `agentctx exec` is asked to run.
+#[derive(Clone, Debug)]
+pub struct ExecRequest<'a> {
+    /// The session whose rules apply.
+    pub session: &'a str,
+    /// The agent (its own settings folder is kept read-only, made when missing).
+    pub agent: HookAgent,
+    /// The folder to run in.
+    pub cwd: &'a Path,
+    /// The command line, run by a shell (`bash -c`, else `sh -c`).
+    pub command: &'a str,
+    /// Where to write the folder the command ended in.
+    pub cwd_file: Option<&'a Path>,
+}
+
+/// Runs a shell command under the session's sandbox and returns its status.
+///
+/// # Errors
+/// The session's rules cannot be found, the sandbox cannot be made, the
+/// shell cannot start: the command has not run.
+pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExitStatus, ExecError> {
+    let state = agentctx_config::state_dir(host.env).ok_or(ExecError::NoState)?;
+    let anchor = read_anchor(&state, request.session)?;
+    let anchored = Host {
+        config: &anchor.config,
+        anchor: Some(&anchor),
+        ..*host
+    };
+    let rules = Rules::from_capture(
+        &anchor.root,
+        &anchor.config.project_agent_rules,
+        &anchor.rule_file,
+    )?
+    .with_home(host.home());
+    // The agent's own project settings folder exists, so it can be bound
+    // read-only (an empty folder is invisible to git).
+    let own = match request.agent {
+        HookAgent::Claude => ".claude",
+        HookAgent::Codex => ".codex",
+    };
+    if anchor.config.project_agent_rules.protect_config {
+        let _ = std::fs::create_dir(anchor.root.join(own));
+    }
+    let mut protection = crate::protect::protection(&anchored, &rules);
+    if !anchor.config.project_agent_rules.protect_config {
+        protection = agentctx_sandbox::Protection::default();
+    } else {
+        // In the sandbox the agents' whole user folders are read-only:
+        // their processes write there, a shell command does not need to.
+        if let Some(settings) = crate::claude_user_settings(host.env)
+            && let Some(dir) = settings.parent()
+        {
+            protection.paths.push(dir.to_path_buf());
+        }
+        if let Some(codex) = host.codex_home() {
+            protection.paths.push(codex);
+        }
+    }
+    let sandbox = state.join("sandbox");
+    let bwrap = Bwrap::find().ok_or(SandboxError::NoBwrap)?;
+    bwrap.probe(&sandbox)?;
+    let plan = Plan::build(&rules, &protection, Some(&sandbox), request.session)?;
+    let shell = ["/bin/bash", "/usr/bin/bash", "/bin/sh"]
+        .into_iter()
+        .find(|s| Path::new(s).is_file())
+        .unwrap_or("/bin/sh");
+    // The command reaches the shell as data, never re-quoted; the folder it
+    // ends in is written on exit.
+    let script = "trap 'if [ -n \"$AGENTCTX_CWD_FILE\" ]; then pwd -P >| \"$AGENTCTX_CWD_FILE\" 2>/dev/null; fi' EXIT\neval \"$AGENTCTX_COMMAND\"";
+    let mut command = bwrap.command(&plan, &sandbox, request.cwd, shell, &["-c", script])?;
+    command.env("AGENTCTX_COMMAND", request.command);
+    match request.cwd_file {
+        Some(file) => command.env("AGENTCTX_CWD_FILE", file),
+        None => command.env_remove("AGENTCTX_CWD_FILE"),
+    };
+    command.status().map_err(|source| ExecError::Spawn {
+        program: bwrap.path.clone(),
+        source,
+    })
+}
+
+fn read_anchor(state: &Path, session: &str) -> Result<SessionAnchor, ExecError> {
+    let valid = !session.is_empty()
+        && !session.starts_with('.')
+        && session.len() <= 200
+        && session
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    let path = state.join("anchors").join(format!("{session}.json"));
+    if !valid {
+        return Err(ExecError::BadAnchor {
+            session: session.to_owned(),
+            message: "not a session id".to_owned(),
+        });
+    }
+    let text = std::fs::read_to_string(&path).map_err(|_| ExecError::NoAnchor {
+        session: session.to_owned(),
+        path: path.clone(),
+    })?;
+    serde_json::from_str(&text).map_err(|e| ExecError::BadAnchor {
+        session: session.to_owned(),
+        message: format!("{}: {e}", path.display()),
+    })
+}

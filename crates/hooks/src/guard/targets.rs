@@ -1,0 +1,295 @@
+//! Every path a tool call can touch, with what the call does with it: the
+//! agents' file tools' fields, a Codex patch's headers, the files a shell
+//! command line names, and every argument of an MCP tool that names a path
+//! (values and keys, `file://` URIs, relative names of existing files).
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::shell::{Access, NamedPath};
+
+/// A path a call touches.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Target {
+    /// As written.
+    pub path: String,
+    /// What the call does with it.
+    pub access: Access,
+    /// A glob pattern (a shell word): the files it matches.
+    pub pattern: bool,
+    /// Relative to the project root, not the working directory.
+    pub from_root: bool,
+    /// The program (shell) or tool that names it.
+    pub by: String,
+}
+
+/// The agents' file tools that change the files they name.
+pub(crate) const WRITE_TOOLS: [&str; 5] =
+    ["Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch"];
+/// Search tools: they read whatever their scope holds.
+pub(crate) const SEARCH_TOOLS: [&str; 3] = ["Grep", "Glob", "LS"];
+/// The fields the agents' file tools name paths in.
+pub(crate) const PATH_FIELDS: [&str; 4] = ["file_path", "notebook_path", "path", "filePath"];
+
+/// How deep a tool input may nest; deeper is refused (its paths cannot be
+/// read in a hook's time and stack).
+pub(crate) const MAX_DEPTH: usize = 256;
+
+/// Why a tool input cannot be read.
+pub(crate) fn unreadable_shape(input: &Value) -> Option<String> {
+    match input {
+        Value::Object(map) => {
+            for field in PATH_FIELDS.iter().chain(&["command"]) {
+                if let Some(value) = map.get(*field)
+                    && !value.is_string()
+                    && !value.is_null()
+                {
+                    return Some(format!("`{field}` is not a string"));
+                }
+            }
+            (depth(input) > MAX_DEPTH).then(|| format!("it nests deeper than {MAX_DEPTH} levels"))
+        }
+        Value::Null => None,
+        _ => Some("the tool input is not an object".to_owned()),
+    }
+}
+
+/// The nesting depth of `value`, without recursion.
+fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 1usize)];
+    while let Some((value, level)) = stack.pop() {
+        deepest = deepest.max(level);
+        if level > MAX_DEPTH {
+            return level;
+        }
+        match value {
+            Value::Array(items) => stack.extend(items.iter().map(|v| (v, level + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|v| (v, level + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Every string in `value`, object keys included, in document order,
+/// without recursion.
+pub(crate) fn strings(value: &Value) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(s) => out.push(s.as_str()),
+            Value::Array(items) => stack.extend(items.iter().rev()),
+            Value::Object(map) => {
+                for (key, value) in map.iter().rev() {
+                    stack.push(value);
+                    out.push(key.as_str());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The paths of a file tool's fields and of a patch.
+pub(crate) fn tool_fields(tool: &str, input: &Value, out: &mut Targets) {
+    let access = if WRITE_TOOLS.contains(&tool) {
+        Access::Write
+    } else if SEARCH_TOOLS.contains(&tool) {
+        Access::Search
+    } else {
+        Access::Read
+    };
+    for field in PATH_FIELDS {
+        if let Some(path) = input
+            .get(field)
+            .and_then(Value::as_str)
+            .filter(|p| !p.is_empty())
+        {
+            out.add(path, access, tool);
+        }
+    }
+    // A search without a scope searches the working directory.
+    if SEARCH_TOOLS.contains(&tool)
+        && input
+            .get("path")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+    {
+        out.add(".", Access::Search, tool);
+    }
+    if let Some(files) = input.get("files").and_then(Value::as_array) {
+        for path in files
+            .iter()
+            .filter_map(|f| f.get("path").and_then(Value::as_str))
+        {
+            out.add(path, access, tool);
+        }
+    }
+    if tool == "apply_patch" {
+        for text in strings(input)
+            .into_iter()
+            .filter(|t| t.contains("*** Begin Patch"))
+        {
+            for path in crate::tools::patch_paths(text) {
+                out.add(&path, Access::Write, tool);
+            }
+        }
+    }
+}
+
+/// The paths an MCP tool's arguments name: every string (and key) that
+/// looks like a path or names an existing entry of the working directory,
+/// `file://` URIs decoded. Each is a write unless the tool's name says it
+/// only reads (an MCP tool's effect is its own business).
+pub(crate) fn mcp_arguments(tool: &str, input: &Value, cwd: &Path, out: &mut Targets) {
+    let name = tool.rsplit('/').next().unwrap_or(tool).to_ascii_lowercase();
+    let reads = [
+        "get", "read", "list", "search", "view", "find", "fetch", "show", "stat",
+    ]
+    .iter()
+    .any(|verb| name.starts_with(verb));
+    let access = if reads { Access::Read } else { Access::Write };
+    for text in strings(input) {
+        let text = text.trim();
+        let path = match text.strip_prefix("file://") {
+            Some(rest) => percent_decode(rest.strip_prefix("localhost").unwrap_or(rest)),
+            None => match text.strip_prefix("file:") {
+                Some(rest) => percent_decode(rest),
+                None => text.to_owned(),
+            },
+        };
+        if looks_like_path(&path) || names_an_entry(&path, cwd) {
+            out.add(&path, access, tool);
+        }
+    }
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = text.get(i + 1..i + 3)
+            && let Ok(byte) = u8::from_str_radix(hex, 16)
+        {
+            out.push(byte);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A string shaped like a path: absolute, `~/`, `./`, `../`, or with a
+/// `/` and no line break (spaces allowed: `my dir/key`), and no URL scheme.
+fn looks_like_path(text: &str) -> bool {
+    !text.is_empty()
+        && !text.contains('\n')
+        && !text.contains("://")
+        && (text.starts_with('/')
+            || text.starts_with("~/")
+            || text.starts_with("./")
+            || text.starts_with("../")
+            || text.contains('/'))
+}
+
+/// A short bare name (`key`, `.env`) that is an entry of the working
+/// directory.
+fn names_an_entry(text: &str, cwd: &Path) -> bool {
+    text.len() <= 255
+        && !text.is_empty()
+        && !text.contains(['\n', '\0'])
+        && text != "."
+        && text != ".."
+        && std::fs::symlink_metadata(cwd.join(text)).is_ok()
+}
+
+/// The paths a shell command line names.
+pub(crate) fn shell(named: Vec<NamedPath>, out: &mut Targets) {
+    for n in named {
+        out.push(Target {
+            path: n.path,
+            access: n.access,
+            pattern: n.pattern,
+            from_root: n.from_root,
+            by: n.program,
+        });
+    }
+}
+
+/// Targets, each once (linear, however many a call names).
+#[derive(Default)]
+pub(crate) struct Targets {
+    pub list: Vec<Target>,
+    seen: HashSet<(String, Access, bool, bool)>,
+}
+
+impl Targets {
+    pub fn add(&mut self, path: &str, access: Access, by: &str) {
+        self.push(Target {
+            path: path.to_owned(),
+            access,
+            pattern: false,
+            from_root: false,
+            by: by.to_owned(),
+        });
+    }
+
+    pub fn push(&mut self, target: Target) {
+        let key = (
+            target.path.clone(),
+            target.access,
+            target.pattern,
+            target.from_root,
+        );
+        if self.seen.insert(key) {
+            self.list.push(target);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn shapes_that_cannot_be_read_are_named() {
+        assert!(unreadable_shape(&json!("cat secrets/key")).is_some());
+        assert!(unreadable_shape(&json!({"file_path": ["secrets/key"]})).is_some());
+        assert!(unreadable_shape(&json!({"file_path": "a"})).is_none());
+        let mut deep = json!("x");
+        for _ in 0..1_000 {
+            deep = json!([deep]);
+        }
+        assert!(unreadable_shape(&json!({"a": deep})).is_some());
+    }
+
+    #[test]
+    fn mcp_arguments_are_read_in_keys_uris_and_long_strings() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".env"), "x").unwrap();
+        let mut out = Targets::default();
+        let long = format!("{}secrets/key", "/".repeat(5_000));
+        mcp_arguments(
+            "fs/write_file",
+            &json!({"uri": "file:///repo/secrets/k%65y", "paths": {"secrets/a b": 1}, "x": long, "name": ".env"}),
+            dir.path(),
+            &mut out,
+        );
+        let paths: Vec<&str> = out.list.iter().map(|t| t.path.as_str()).collect();
+        assert!(paths.contains(&"/repo/secrets/key"), "{paths:?}");
+        assert!(paths.contains(&"secrets/a b"), "{paths:?}");
+        assert!(paths.contains(&long.as_str()));
+        assert!(paths.contains(&".env"));
+        assert!(out.list.iter().all(|t| t.access == Access::Write));
+    }
+}

@@ -1,0 +1,179 @@
+//! What agentctx protects from the agent's writes, so it cannot switch its
+//! own rules or hooks off (`project_agent_rules.protect_config`): the rule
+//! files at the root, every `.agentctx.yaml`, `.claude/` and `.codex/`
+//! folder in the project (hook settings, hook scripts, agent definitions),
+//! agentctx's user config and state, the agents' user settings, and the
+//! agentctx program itself. Writing, moving or deleting one of them, or a
+//! folder that holds one, is denied by the hook; in the sandbox they are
+//! read-only.
+
+use std::path::{Path, PathBuf};
+
+use agentctx_rules::Rules;
+
+use crate::Host;
+
+/// Names protected wherever they are in the project.
+pub(crate) const PROTECTED_NAMES: [&str; 3] = [".agentctx.yaml", ".claude", ".codex"];
+
+/// The protected paths outside the project's names, absolute.
+pub(crate) fn protected_paths(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
+    let root = rules.root();
+    let mut paths: Vec<PathBuf> = host
+        .config
+        .project_agent_rules
+        .rule_files
+        .iter()
+        .map(|f| root.join(f))
+        .collect();
+    if let Some(settings) = crate::claude_user_settings(host.env) {
+        paths.push(settings.with_file_name("settings.local.json"));
+        paths.push(settings);
+    }
+    if let Some(codex) = host.codex_home() {
+        paths.push(codex.join("config.toml"));
+        paths.push(codex.join("hooks.json"));
+    }
+    if let Some(dir) = host.env.xdg_dir("XDG_CONFIG_HOME", ".config") {
+        paths.push(dir.join("agentctx"));
+    }
+    if let Some(state) = agentctx_config::state_dir(host.env) {
+        paths.push(state);
+    }
+    // The program the hooks run: replaced by one that answers nothing,
+    // every hook would allow.
+    if let Ok(exe) = std::env::current_exe() {
+        paths.push(std::fs::canonicalize(&exe).unwrap_or(exe));
+    }
+    paths
+}
+
+/// The protection the sandbox is given.
+pub(crate) fn protection(host: &Host<'_>, rules: &Rules) -> agentctx_sandbox::Protection {
+    agentctx_sandbox::Protection {
+        names: PROTECTED_NAMES.iter().map(|n| (*n).to_owned()).collect(),
+        paths: protected_paths(host, rules),
+    }
+}
+
+/// Programs that delete, move or re-permission what they name: naming a
+/// folder that holds a protected path takes that path along.
+pub(crate) const DESTRUCTIVE: [&str; 12] = [
+    "rm", "rmdir", "mv", "unlink", "shred", "find", "rsync", "git", "chmod", "chown", "chattr",
+    "setfacl",
+];
+
+/// Why writing `path` (absolute) is denied, if it is: it is protected, it
+/// is inside a protected folder, or (`destructive`: a delete, a move, a
+/// change of mode) it is a folder that holds a protected path.
+pub(crate) fn why_protected(
+    host: &Host<'_>,
+    rules: &Rules,
+    path: &Path,
+    destructive: bool,
+) -> Option<String> {
+    if !host.config.project_agent_rules.protect_config {
+        return None;
+    }
+    let target = real_or_lexical(path);
+    let root = rules.root();
+    for protected in protected_paths(host, rules) {
+        let protected = real_or_lexical(&protected);
+        if same(&target, &protected) || starts_with_ci(&target, &protected) {
+            return Some(describe(&protected));
+        }
+        if destructive && starts_with_ci(&protected, &target) {
+            return Some(format!(
+                "it holds {} ({}), which the agent may not change",
+                describe_short(&protected),
+                protected.display()
+            ));
+        }
+    }
+    // A protected name anywhere in the project, on the path or at it.
+    if let Ok(relative) = target.strip_prefix(root) {
+        let hit = relative.components().find_map(|c| {
+            let name = c.as_os_str().to_string_lossy();
+            PROTECTED_NAMES
+                .iter()
+                .find(|p| p.eq_ignore_ascii_case(&name))
+                .copied()
+        });
+        if let Some(name) = hit {
+            return Some(format!(
+                "it is {} ({}); the agent may not change its own rules or hooks (project_agent_rules.protect_config)",
+                describe_name(name),
+                target.display()
+            ));
+        }
+        // A folder of the project that holds the root's protected entries
+        // (the root itself, `.github` for `.github/AGENTS.md`).
+        for name in PROTECTED_NAMES.iter().filter(|_| destructive) {
+            if std::fs::symlink_metadata(root.join(name)).is_ok()
+                && root.join(name).starts_with(&target)
+            {
+                return Some(format!(
+                    "it holds {} ({}), which the agent may not change",
+                    describe_name(name),
+                    root.join(name).display()
+                ));
+            }
+        }
+    }
+    None
+}
+
+fn describe(path: &Path) -> String {
+    format!(
+        "{} ({}); the agent may not change its own rules or hooks (project_agent_rules.protect_config)",
+        describe_short(path),
+        path.display()
+    )
+}
+
+fn describe_short(path: &Path) -> &'static str {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    match name {
+        ".coding-agent-rules.yaml" | ".coding-agent-rules.md" | "AGENTS.md" => {
+            "a project rule file"
+        }
+        ".agentctx.yaml" | "config.yaml" | "agentctx" => "agentctx's config",
+        "state" => "agentctx's state",
+        "settings.json" | "settings.local.json" | "hooks.json" | "config.toml" => {
+            "an agent's hook settings"
+        }
+        _ if path.ends_with("agentctx") => "agentctx",
+        _ => "what agentctx protects",
+    }
+}
+
+fn describe_name(name: &str) -> &'static str {
+    match name {
+        ".agentctx.yaml" => "agentctx's config",
+        ".claude" => "Claude Code's project settings and hooks",
+        _ => "Codex's project settings and hooks",
+    }
+}
+
+fn same(a: &Path, b: &Path) -> bool {
+    a == b || a.to_string_lossy().to_lowercase() == b.to_string_lossy().to_lowercase()
+}
+
+/// `path` is `base` or below it, comparing case-insensitively (a
+/// case-insensitive file system opens `.CLAUDE` as `.claude`).
+fn starts_with_ci(path: &Path, base: &Path) -> bool {
+    let path = path.to_string_lossy().to_lowercase();
+    let base = base.to_string_lossy().to_lowercase();
+    path == base || path.starts_with(&format!("{}/", base.trim_end_matches('/')))
+}
+
+/// Where the kernel would open `path`: symlinks resolved as far as they
+/// exist, else the path normalized.
+pub(crate) fn real_or_lexical(path: &Path) -> PathBuf {
+    match agentctx_rules::physical_path(path) {
+        agentctx_rules::OnDisk::Resolved(real) => real,
+        agentctx_rules::OnDisk::Plain | agentctx_rules::OnDisk::Unresolvable => {
+            agentctx_types::normalize_lexically(path)
+        }
+    }
+}

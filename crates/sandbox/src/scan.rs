@@ -1,0 +1,317 @@
+//! What the kernel must refuse in one project: the excluded files and
+//! folders that exist (to be made unreadable), and the protected ones (to
+//! be made read-only), found by walking the project. The walk is kept,
+//! with every folder's modification time, and used again while no folder
+//! changed: a file is created, removed or renamed only by changing its
+//! folder.
+
+use std::collections::{HashMap, HashSet};
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+
+use agentctx_rules::Rules;
+use serde::{Deserialize, Serialize};
+
+use crate::SandboxError;
+
+/// What is protected from writes: names at any depth of the project
+/// (`.claude`, `.codex`, `.agentctx.yaml`) and exact paths anywhere (the
+/// rule file, the agents' user settings, agentctx's state and binary).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Protection {
+    /// File and folder names protected wherever they are in the project.
+    pub names: Vec<String>,
+    /// Absolute paths protected (when they exist).
+    pub paths: Vec<PathBuf>,
+}
+
+/// The mounts the sandbox makes, all absolute paths that exist.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mounts {
+    /// Folders made unreadable (an empty folder nobody may open).
+    pub hidden_dirs: Vec<PathBuf>,
+    /// Files made unreadable (an empty file nobody may open).
+    pub hidden_files: Vec<PathBuf>,
+    /// Files and folders made read-only.
+    pub read_only: Vec<PathBuf>,
+}
+
+impl Mounts {
+    /// How many mounts.
+    pub fn len(&self) -> usize {
+        self.hidden_dirs.len() + self.hidden_files.len() + self.read_only.len()
+    }
+
+    /// Whether there is nothing to mount.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A walk as it was kept: the folders seen with their modification times,
+/// and what was found.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Kept {
+    /// What the walk was for (root, rules, protection).
+    key: String,
+    /// Every folder walked, with its mtime in nanoseconds.
+    dirs: Vec<(PathBuf, i128)>,
+    mounts: Mounts,
+}
+
+/// How many entries a walk visits before it gives up: a sandbox whose
+/// masks cannot be known is no sandbox.
+pub(crate) const MAX_ENTRIES: usize = 2_000_000;
+/// How many mounts a sandbox makes at most.
+pub(crate) const MAX_MOUNTS: usize = 8_192;
+
+/// The mounts for `root` under `rules` and `protection`, from the kept
+/// walk in `cache` when no folder changed since, else walked again (and
+/// kept). `key` names what the walk depends on besides the tree.
+pub(crate) fn mounts(
+    rules: &Rules,
+    protection: &Protection,
+    cache: Option<&Path>,
+    key: &str,
+) -> Result<(Mounts, bool), SandboxError> {
+    if let Some(kept) = cache.and_then(|c| read_kept(c, key)) {
+        return Ok((kept.mounts, true));
+    }
+    let walked = walk(rules, protection)?;
+    if let Some(cache) = cache {
+        let kept = Kept {
+            key: key.to_owned(),
+            dirs: walked.dirs,
+            mounts: walked.mounts.clone(),
+        };
+        // A walk that cannot be kept is used all the same.
+        let _ = write_kept(cache, &kept);
+    }
+    Ok((walked.mounts, false))
+}
+
+fn read_kept(cache: &Path, key: &str) -> Option<Kept> {
+    let text = std::fs::read(cache).ok()?;
+    let kept: Kept = serde_json::from_slice(&text).ok()?;
+    if kept.key != key {
+        return None;
+    }
+    let unchanged = kept
+        .dirs
+        .iter()
+        .all(|(dir, mtime)| std::fs::symlink_metadata(dir).is_ok_and(|m| mtime_ns(&m) == *mtime));
+    let still_there = kept
+        .mounts
+        .hidden_files
+        .iter()
+        .chain(&kept.mounts.read_only)
+        .all(|p| std::fs::symlink_metadata(p).is_ok());
+    (unchanged && still_there).then_some(kept)
+}
+
+fn write_kept(cache: &Path, kept: &Kept) -> std::io::Result<()> {
+    let dir = cache.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    serde_json::to_writer(&mut temp, kept).map_err(std::io::Error::other)?;
+    temp.persist(cache).map_err(|e| e.error)?;
+    Ok(())
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
+    i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec())
+}
+
+struct Walked {
+    dirs: Vec<(PathBuf, i128)>,
+    mounts: Mounts,
+}
+
+/// Walks the project (not following links; `.git`'s insides are git's
+/// objects, which rules do not name), then the home folder's excluded
+/// entries.
+fn walk(rules: &Rules, protection: &Protection) -> Result<Walked, SandboxError> {
+    let root = rules.root().to_path_buf();
+    let mut mounts = Mounts::default();
+    let mut dirs = Vec::new();
+    let protected_paths: HashSet<&Path> = protection.paths.iter().map(PathBuf::as_path).collect();
+    let mut hidden_inodes: HashSet<(u64, u64)> = HashSet::new();
+    let mut stack = vec![root.clone()];
+    let mut seen = 0usize;
+    if rules.denies_everything() {
+        mounts.hidden_dirs.push(root.clone());
+        return Ok(Walked { dirs, mounts });
+    }
+    while let Some(dir) = stack.pop() {
+        let meta = std::fs::symlink_metadata(&dir).map_err(|source| SandboxError::Walk {
+            path: dir.clone(),
+            source,
+        })?;
+        dirs.push((dir.clone(), mtime_ns(&meta)));
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            // A folder the user cannot read, the sandbox cannot read either.
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => continue,
+            Err(source) => return Err(SandboxError::Walk { path: dir, source }),
+        };
+        let mut children: Vec<(PathBuf, std::fs::FileType)> = entries
+            .flatten()
+            .filter_map(|e| Some((e.path(), e.file_type().ok()?)))
+            .collect();
+        children.sort_by(|a, b| a.0.cmp(&b.0));
+        for (path, kind) in children {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return Err(SandboxError::TooLarge {
+                    root: root.clone(),
+                    entries: MAX_ENTRIES,
+                });
+            }
+            let Ok(relative) = path.strip_prefix(&root) else {
+                continue;
+            };
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let protected =
+                protection.names.contains(&name) || protected_paths.contains(path.as_path());
+            if kind.is_symlink() {
+                // A link is judged where it leads: its target is masked
+                // when that is excluded; an excluded link itself reads
+                // nothing of its own.
+                continue;
+            }
+            if rules.excluded(relative) {
+                if kind.is_dir() {
+                    mounts.hidden_dirs.push(path);
+                } else {
+                    if let Ok(meta) = std::fs::symlink_metadata(&path)
+                        && meta.nlink() > 1
+                    {
+                        hidden_inodes.insert((meta.dev(), meta.ino()));
+                    }
+                    mounts.hidden_files.push(path);
+                }
+                continue;
+            }
+            if kind.is_dir() {
+                if protected {
+                    mounts.read_only.push(path);
+                } else if name != ".git" {
+                    stack.push(path);
+                }
+                continue;
+            }
+            if rules.not_included(relative) {
+                mounts.hidden_files.push(path);
+            } else if protected {
+                mounts.read_only.push(path);
+            }
+        }
+    }
+    if !hidden_inodes.is_empty() {
+        other_names(&root, &hidden_inodes, &mut mounts);
+    }
+    home_excludes(rules, &mut mounts);
+    for path in &protection.paths {
+        if !path.starts_with(&root) && std::fs::symlink_metadata(path).is_ok() {
+            mounts.read_only.push(path.clone());
+        }
+    }
+    mounts.read_only.sort();
+    mounts.read_only.dedup();
+    if mounts.len() > MAX_MOUNTS {
+        return Err(SandboxError::TooManyMounts {
+            root,
+            mounts: mounts.len(),
+        });
+    }
+    Ok(Walked { dirs, mounts })
+}
+
+/// The other names of hard-linked excluded files in the project: reading
+/// one of them reads the excluded file.
+fn other_names(root: &Path, inodes: &HashSet<(u64, u64)>, mounts: &mut Mounts) {
+    let hidden: HashSet<PathBuf> = mounts.hidden_files.iter().cloned().collect();
+    let masked_dirs = mounts.hidden_dirs.clone();
+    let mut stack = vec![root.to_path_buf()];
+    let mut found = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                if !masked_dirs.iter().any(|m| path.starts_with(m))
+                    && path.file_name() != Some(".git".as_ref())
+                {
+                    stack.push(path);
+                }
+            } else if meta.is_file()
+                && meta.nlink() > 1
+                && inodes.contains(&(meta.dev(), meta.ino()))
+                && !hidden.contains(&path)
+            {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    mounts.hidden_files.extend(found);
+}
+
+/// Exclude entries written `~/...`: a literal path is masked where it
+/// exists; a pattern is matched against the folder it starts in (its
+/// first component with a glob character ends the walk's fixed part),
+/// at most two levels below it.
+fn home_excludes(rules: &Rules, mounts: &mut Mounts) {
+    let (Some(home), entries) = rules.home_excludes() else {
+        return;
+    };
+    let mut by_base: HashMap<PathBuf, ()> = HashMap::new();
+    for entry in entries {
+        let text = entry.trim_end_matches('/');
+        let glob = text.contains(['*', '?', '[', '{']);
+        if !glob {
+            let path = home.join(text);
+            match std::fs::symlink_metadata(&path) {
+                Ok(meta) if meta.is_dir() => mounts.hidden_dirs.push(path),
+                Ok(meta) if meta.is_file() => mounts.hidden_files.push(path),
+                _ => {}
+            }
+            continue;
+        }
+        let fixed: PathBuf = Path::new(text)
+            .components()
+            .take_while(|c| {
+                !c.as_os_str()
+                    .to_string_lossy()
+                    .contains(['*', '?', '[', '{'])
+            })
+            .collect();
+        by_base.insert(home.join(fixed), ());
+    }
+    for base in by_base.into_keys() {
+        let mut stack = vec![(base, 0)];
+        while let Some((dir, depth)) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let Ok(relative) = path.strip_prefix(home) else {
+                    continue;
+                };
+                if rules.home_excluded(relative) {
+                    if kind.is_dir() {
+                        mounts.hidden_dirs.push(path);
+                    } else if kind.is_file() {
+                        mounts.hidden_files.push(path);
+                    }
+                } else if kind.is_dir() && depth < 2 {
+                    stack.push((path, depth + 1));
+                }
+            }
+        }
+    }
+}
