@@ -389,6 +389,10 @@ pub struct ExecArgs {
     /// Write the folder the command ended in here (Claude Code's shell keeps it).
     #[arg(long)]
     pub cwd_file: Option<PathBuf>,
+    /// The sandbox is required (strict mode, `sandbox: on`): without one
+    /// that refuses what the rules mask, the command does not run.
+    #[arg(long)]
+    pub required: bool,
     /// The command line (one word: run by a shell as written; several: a
     /// program and its arguments).
     #[arg(last = true, required = true)]

@@ -211,6 +211,30 @@ impl Sandbox {
         run(cmd)
     }
 
+    /// `agentctx ARGS` in `cwd` with `input` on stdin.
+    pub fn agentctx_with_input(&self, cwd: &Path, args: &[&str], input: &str) -> AgentRun {
+        use std::io::Write as _;
+        let mut cmd = Command::new(agentctx_bin());
+        self.base_env(&mut cmd);
+        cmd.args(args)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("start agentctx");
+        let _ = child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes());
+        let out = child.wait_with_output().expect("agentctx ran");
+        AgentRun {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     /// `agentctx install <agent> --program <this build> <extra...>` in the
     /// project: the one way every test installs.
     pub fn install(&self, agent: &str, extra: &[&str]) -> AgentRun {
@@ -311,14 +335,31 @@ impl Sandbox {
     /// `codex exec PROMPT` in `cwd` against the mock (its config from
     /// [`Sandbox::codex_config`]), approvals and sandbox bypassed, plus `extra`.
     pub fn codex(&self, cwd: &Path, prompt: &str, extra: &[&str]) -> AgentRun {
+        self.codex_with(cwd, prompt, extra, false)
+    }
+
+    /// [`Sandbox::codex`], with Codex's own sandbox on (`own_sandbox`:
+    /// approvals never, its default workspace-write sandbox). Codex will
+    /// not make its sandbox helper under the temporary folder, where
+    /// `CODEX_HOME` is here, so `TMPDIR` points elsewhere for it.
+    pub fn codex_with(
+        &self,
+        cwd: &Path,
+        prompt: &str,
+        extra: &[&str],
+        own_sandbox: bool,
+    ) -> AgentRun {
         let mut cmd = Command::new(codex_bin());
         self.base_env(&mut cmd);
-        cmd.env("E2E_MOCK_KEY", "sk-e2e-mock")
-            .args([
-                "exec",
-                "--dangerously-bypass-approvals-and-sandbox",
-                "--skip-git-repo-check",
-            ])
+        cmd.env("E2E_MOCK_KEY", "sk-e2e-mock").arg("exec");
+        if own_sandbox {
+            let tmp = self.path().join("codex-tmp");
+            std::fs::create_dir_all(&tmp).expect("codex tmp");
+            cmd.env("TMPDIR", tmp);
+        } else {
+            cmd.arg("--dangerously-bypass-approvals-and-sandbox");
+        }
+        cmd.arg("--skip-git-repo-check")
             .args(extra)
             .arg(prompt)
             .current_dir(cwd)

@@ -92,13 +92,15 @@ pub(crate) fn wrapped_input(
     session: &str,
     call: &str,
     input: &Value,
+    required: bool,
 ) -> Option<Value> {
     let command = input.get("command")?.as_str()?;
     let quote = crate::install::shell_quote;
     let base = format!(
-        "{} exec --session {} --agent {agent}",
+        "{} exec --session {} --agent {agent}{}",
         quote(program),
-        quote(session)
+        quote(session),
+        if required { " --required" } else { "" }
     );
     let line = match agent {
         HookAgent::Claude => {
@@ -152,6 +154,15 @@ pub enum ExecError {
     /// The sandbox cannot be made.
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    /// No sandbox can be made, and the one the command runs in lets it
+    /// reach what the rules mask.
+    #[error("{cause}; and {} is reachable here, so the rules would not hold", .path.display())]
+    NotEnforced {
+        /// Why no sandbox could be made.
+        cause: SandboxError,
+        /// A path the rules mask that this process can reach.
+        path: PathBuf,
+    },
     /// The command cannot be started.
     #[error("cannot start {}: {source}", .program.display())]
     Spawn {
@@ -176,6 +187,22 @@ pub struct ExecRequest<'a> {
     pub command: &'a str,
     /// Where to write the folder the command ended in.
     pub cwd_file: Option<&'a Path>,
+    /// The sandbox is required (strict mode, `sandbox: on`): when none can
+    /// be made and the sandbox the command already runs in does not refuse
+    /// what the rules mask, the command does not run. Otherwise it then
+    /// runs as the agent would have run it (its words were checked).
+    pub required: bool,
+}
+
+/// How `agentctx exec` ran a command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExecMode {
+    /// In agentctx's sandbox.
+    Sandboxed,
+    /// Inside a sandbox that already refuses everything the rules mask.
+    Enforced,
+    /// As written (`sandbox: auto`, and no sandbox could be made): why.
+    Plain(String),
 }
 
 /// Runs a shell command under the session's sandbox and returns its status.
@@ -183,7 +210,10 @@ pub struct ExecRequest<'a> {
 /// # Errors
 /// The session's rules cannot be found, the sandbox cannot be made, the
 /// shell cannot start: the command has not run.
-pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExitStatus, ExecError> {
+pub fn exec(
+    host: &Host<'_>,
+    request: &ExecRequest<'_>,
+) -> Result<(ExitStatus, ExecMode), ExecError> {
     let state = agentctx_config::state_dir(host.env).ok_or(ExecError::NoState)?;
     let anchor = read_anchor(&state, request.session)?;
     let anchored = Host {
@@ -206,25 +236,8 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExitStatus, Ex
     if anchor.config.project_agent_rules.protect_config {
         let _ = std::fs::create_dir(anchor.root.join(own));
     }
-    let mut protection = crate::protect::protection(&anchored, &rules);
-    if !anchor.config.project_agent_rules.protect_config {
-        protection = agentctx_sandbox::Protection::default();
-    } else {
-        // In the sandbox the agents' whole user folders are read-only:
-        // their processes write there, a shell command does not need to.
-        if let Some(settings) = crate::claude_user_settings(host.env)
-            && let Some(dir) = settings.parent()
-        {
-            protection.paths.push(dir.to_path_buf());
-        }
-        if let Some(codex) = host.codex_home() {
-            protection.paths.push(codex);
-        }
-    }
     let sandbox = state.join("sandbox");
-    let bwrap = Bwrap::find().ok_or(SandboxError::NoBwrap)?;
-    bwrap.probe(&sandbox)?;
-    let plan = Plan::build(&rules, &protection, Some(&sandbox), request.session)?;
+    let plan = plan_for(&anchored, &rules, true, Some((&sandbox, request.session)))?;
     let shell = ["/bin/bash", "/usr/bin/bash", "/bin/sh"]
         .into_iter()
         .find(|s| Path::new(s).is_file())
@@ -232,16 +245,132 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExitStatus, Ex
     // The command reaches the shell as data, never re-quoted; the folder it
     // ends in is written on exit.
     let script = "trap 'if [ -n \"$AGENTCTX_CWD_FILE\" ]; then pwd -P >| \"$AGENTCTX_CWD_FILE\" 2>/dev/null; fi' EXIT\neval \"$AGENTCTX_COMMAND\"";
-    let mut command = bwrap.command(&plan, &sandbox, request.cwd, shell, &["-c", script])?;
+    let usable = Bwrap::find()
+        .ok_or(SandboxError::NoBwrap)
+        .and_then(|bwrap| bwrap.probe(&sandbox).map(|()| bwrap));
+    let (mut command, mode) = match usable {
+        Ok(bwrap) => (
+            bwrap.command(&plan, &sandbox, request.cwd, shell, &["-c", script])?,
+            ExecMode::Sandboxed,
+        ),
+        // Inside another agent's sandbox, which may forbid a nested one:
+        // what counts is whether the kernel here refuses what is masked.
+        Err(cause) => {
+            let mode = match plan.enforced_here() {
+                Ok(()) => ExecMode::Enforced,
+                Err(path) if request.required => {
+                    return Err(ExecError::NotEnforced { cause, path });
+                }
+                Err(path) => {
+                    ExecMode::Plain(format!("{cause}; {} is reachable here", path.display()))
+                }
+            };
+            let mut command = std::process::Command::new(shell);
+            command.args(["-c", script]).current_dir(request.cwd);
+            (command, mode)
+        }
+    };
     command.env("AGENTCTX_COMMAND", request.command);
     match request.cwd_file {
         Some(file) => command.env("AGENTCTX_CWD_FILE", file),
         None => command.env_remove("AGENTCTX_CWD_FILE"),
     };
-    command.status().map_err(|source| ExecError::Spawn {
-        program: bwrap.path.clone(),
+    let status = command.status().map_err(|source| ExecError::Spawn {
+        program: PathBuf::from(command.get_program()),
         source,
-    })
+    })?;
+    Ok((status, mode))
+}
+
+/// What the sandbox masks and protects for the project `rules` are of;
+/// `shell`: for a shell command (the agents' whole user folders are then
+/// read-only too); `kept`: the folder and key of a kept walk.
+fn plan_for(
+    host: &Host<'_>,
+    rules: &Rules,
+    shell: bool,
+    kept: Option<(&Path, &str)>,
+) -> Result<Plan, ExecError> {
+    let mut protection = crate::protect::protection(host, rules);
+    if !host.config.project_agent_rules.protect_config {
+        protection = agentctx_sandbox::Protection::default();
+    } else if shell {
+        // In the sandbox the agents' whole user folders are read-only:
+        // their processes write there, a shell command does not need to.
+        protection.paths.extend(user_folders(host));
+    }
+    let (state, key) = kept.map_or((None, ""), |(s, k)| (Some(s), k));
+    Ok(Plan::build(rules, &protection, state, key)?)
+}
+
+/// Claude Code's and Codex's user folders.
+fn user_folders(host: &Host<'_>) -> Vec<PathBuf> {
+    let claude = crate::claude_user_settings(host.env)
+        .and_then(|settings| settings.parent().map(Path::to_path_buf));
+    claude.into_iter().chain(host.codex_home()).collect()
+}
+
+/// The name of the permission profile agentctx writes into a project's
+/// `.codex/config.toml`.
+pub const CODEX_PROFILE: &str = "agentctx";
+
+/// The entries of a Codex permission profile that makes Codex's own
+/// sandbox refuse what agentctx's would (observed with Codex 0.169.0's
+/// `codex sandbox -P`): everything readable, the workspace, `/tmp` and
+/// `$TMPDIR` writable, every excluded path `none`, every protected one
+/// `read`. Paths in the project are workspace-relative, others absolute.
+/// Returned as (table, key, access): table `""` is
+/// `[permissions.agentctx.filesystem]`, `"workspace"` its
+/// `":workspace_roots"` table.
+///
+/// # Errors
+/// The project cannot be walked.
+pub fn codex_permissions(
+    host: &Host<'_>,
+    root: &Path,
+) -> Result<Vec<(&'static str, String, &'static str)>, ExecError> {
+    let rules = Rules::load(root, &host.config.project_agent_rules)?.with_home(host.home());
+    // The state folder is named read-only: it exists from now on.
+    if let Some(state) = agentctx_config::state_dir(host.env) {
+        let _ = std::fs::create_dir_all(state);
+    }
+    let plan = plan_for(host, &rules, true, None)?;
+    let root = rules.root();
+    let mut entries: Vec<(&'static str, String, &'static str)> = vec![
+        ("", ":root".to_owned(), "read"),
+        ("", ":slash_tmp".to_owned(), "write"),
+        ("", ":tmpdir".to_owned(), "write"),
+        ("workspace", ".".to_owned(), "write"),
+    ];
+    let mut add = |path: &Path, access: &'static str| match path.strip_prefix(root) {
+        Ok(relative) if !relative.as_os_str().is_empty() => {
+            entries.push(("workspace", relative.display().to_string(), access));
+        }
+        Ok(_) => {}
+        Err(_) => entries.push(("", path.display().to_string(), access)),
+    };
+    let read_only = &plan.mounts.read_only;
+    for path in read_only {
+        let inside_another = read_only
+            .iter()
+            .any(|other| other != path && path.starts_with(other));
+        if !inside_another {
+            add(path, "read");
+        }
+    }
+    // Codex's sandbox makes an entry that does not exist as an empty file
+    // or folder (in the project too: litter) and fails to start when that
+    // place is read-only: only what exists is named, once (not inside a
+    // folder already named read-only).
+    for path in plan
+        .mounts
+        .hidden_dirs
+        .iter()
+        .chain(&plan.mounts.hidden_files)
+    {
+        add(path, "none");
+    }
+    Ok(entries)
 }
 
 fn read_anchor(state: &Path, session: &str) -> Result<SessionAnchor, ExecError> {

@@ -121,7 +121,9 @@ fn fail_closed(raw: &[u8], host: &Host<'_>, outcome: &mut HookOutcome) {
         .filter(|p| p.is_absolute() && p.is_dir())
         .or_else(|| host.process_cwd.map(Path::to_path_buf));
     let restricting = match cwd.as_deref().map(|cwd| host.rules(cwd)) {
-        Some(Ok(rules)) => rules.restricts_anything(),
+        Some(Ok(rules)) => {
+            rules.restricts_anything() || host.config.project_agent_rules.protect_config
+        }
         // No project, or rules that cannot be loaded: as configured.
         _ => host.config.project_agent_rules.on_error == agentctx_types::OnRuleError::DenyAll,
     };
@@ -205,6 +207,9 @@ impl Call<'_> {
     }
 
     fn session_start(&self, outcome: &mut HookOutcome) {
+        if self.agent == HookAgent::Codex {
+            self.refresh_codex_profile(outcome);
+        }
         let source = self.input.source.as_deref().unwrap_or("startup");
         let decision = self.loader();
         outcome.note(decision.why);
@@ -239,6 +244,52 @@ impl Call<'_> {
                 }
             },
             Err(error) => outcome.note(format!("AGENTS.md state not updated: {error}")),
+        }
+    }
+
+    /// Codex's own sandbox refuses what the rules mask through the
+    /// permission profile install wrote into the project's
+    /// `.codex/config.toml`; when the rules or the tree changed since, the
+    /// profile is written again (Codex reads it at its next start; until
+    /// then `agentctx exec` finds the gap and, where the sandbox is
+    /// required, refuses the command).
+    fn refresh_codex_profile(&self, outcome: &mut HookOutcome) {
+        let Some(anchor) = self.host.anchor else {
+            return;
+        };
+        let file = anchor.root.join(".codex/config.toml");
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            return;
+        };
+        if !text.contains(&format!("[permissions.{}", crate::CODEX_PROFILE)) {
+            return;
+        }
+        let entries = match crate::codex_permissions(self.host, &anchor.root) {
+            Ok(entries) => entries,
+            Err(error) => {
+                return outcome.note(format!("Codex permission profile not refreshed: {error}"));
+            }
+        };
+        match crate::install::edit_codex_profile(Some(&text), &entries, true) {
+            Ok(fresh) if fresh != text => {
+                let written =
+                    tempfile::NamedTempFile::new_in(file.parent().unwrap_or(&anchor.root))
+                        .and_then(|mut temp| {
+                            std::io::Write::write_all(&mut temp, fresh.as_bytes())?;
+                            temp.persist(&file).map(drop).map_err(|e| e.error)
+                        });
+                match written {
+                    Ok(()) => outcome.note(format!(
+                        "Codex permission profile in {} refreshed (from the next session)",
+                        file.display()
+                    )),
+                    Err(error) => {
+                        outcome.note(format!("Codex permission profile not refreshed: {error}"))
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(error) => outcome.note(format!("Codex permission profile not refreshed: {error}")),
         }
     }
 
@@ -474,6 +525,7 @@ impl Call<'_> {
                             session,
                             self.input.tool_use_id.as_deref().unwrap_or("call"),
                             &input,
+                            !crate::exec::sandbox_optional(self.host, &rules),
                         ),
                         _ => None,
                     };

@@ -7,9 +7,29 @@
 use agentctx_types::HookInput;
 use serde::Deserialize as _;
 
-/// Parses a hook's input; lone surrogate escapes become U+FFFD and nesting
-/// depth is limited only by memory (the parser grows its stack as needed).
-pub fn parse(raw: &[u8]) -> Result<HookInput, serde_json::Error> {
+/// How deep a hook's JSON may nest. Deeper input is refused before it is
+/// parsed (and, for a tool call under rules, denied): its paths cannot be
+/// read in a hook's time, and a deep value is dropped recursively.
+pub const MAX_NESTING: usize = 1_000;
+
+/// Why a hook's input cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// Not JSON, or not a hook payload.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// Nested deeper than [`MAX_NESTING`].
+    #[error("it nests deeper than {MAX_NESTING} levels")]
+    TooDeep,
+}
+
+/// Parses a hook's input; lone surrogate escapes become U+FFFD; nesting up
+/// to [`MAX_NESTING`] is read (the parser grows its stack as needed),
+/// deeper is refused without being parsed.
+pub fn parse(raw: &[u8]) -> Result<HookInput, InputError> {
+    if nesting(raw) > MAX_NESTING {
+        return Err(InputError::TooDeep);
+    }
     let text = String::from_utf8_lossy(raw);
     let repaired = replace_lone_surrogates(&text);
     let mut deserializer = serde_json::Deserializer::from_str(&repaired);
@@ -17,6 +37,36 @@ pub fn parse(raw: &[u8]) -> Result<HookInput, serde_json::Error> {
     let deserializer = serde_stacker::Deserializer::new(&mut deserializer);
     let input = HookInput::deserialize(deserializer)?;
     Ok(input)
+}
+
+/// The deepest nesting of `[` and `{` in JSON text, outside strings; one
+/// pass, stopping past [`MAX_NESTING`].
+fn nesting(raw: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &byte in raw {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+                if deepest > MAX_NESTING {
+                    return deepest;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// The `"cwd": "..."` of a payload that does not parse, if it is there.
@@ -92,8 +142,21 @@ mod tests {
     }
 
     #[test]
+    fn nesting_past_the_limit_is_refused_unparsed() {
+        let depth = 50_000;
+        let mut text = String::from(r#"{"hook_event_name":"PreToolUse","tool_input":{"a":"#);
+        text.push_str(&"[".repeat(depth));
+        text.push_str(&"]".repeat(depth));
+        text.push_str("}}");
+        assert!(matches!(parse(text.as_bytes()), Err(InputError::TooDeep)));
+        // Brackets inside strings are text.
+        let quoted = format!(r#"{{"cwd":"{}"}}"#, "[".repeat(depth));
+        assert!(parse(quoted.as_bytes()).is_ok());
+    }
+
+    #[test]
     fn deep_nesting_is_read() {
-        let depth = 5_000;
+        let depth = 900;
         let mut text = String::from(r#"{"hook_event_name":"PreToolUse","tool_input":{"a":"#);
         text.push_str(&"[".repeat(depth));
         text.push_str(r#""/etc/passwd""#);

@@ -7,127 +7,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
-use std::path::{Path, PathBuf};
+mod common;
 
-use agentctx_config::Environment;
+use common::{Project, RULES, denied_by, patch};
+
 use agentctx_hooks::{Host, handle};
-use agentctx_types::{Config, HookAgent};
-use serde_json::{Value, json};
-
-struct Project {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    root: PathBuf,
-    config: Config,
-}
-
-const RULES: &str = "denied_tools: [github/delete_file, view_image]\nfile_patterns:\n  exclude: [\"secrets/\", \"**/.env\", \"école/\", \"~/.ssh/\"]\n";
-
-impl Project {
-    fn new(rules: &str) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let base = std::fs::canonicalize(dir.path()).unwrap();
-        let home = base.join("home");
-        let root = base.join("repo");
-        for d in [&home, &root] {
-            std::fs::create_dir_all(d).unwrap();
-        }
-        std::fs::create_dir_all(root.join(".git")).unwrap();
-        std::fs::write(root.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
-        if !rules.is_empty() {
-            std::fs::write(root.join(".coding-agent-rules.yaml"), rules).unwrap();
-        }
-        let p = Self {
-            _dir: dir,
-            home,
-            root,
-            config: Config::default(),
-        };
-        p.file("secrets/key", "SECRET");
-        p.file("src/main.rs", "fn main() {}");
-        p.file("README.md", "readme");
-        p
-    }
-
-    /// The same project in strict mode, as a new session sees it: a
-    /// session's config is fixed at its start, so the earlier session's
-    /// anchor is dropped.
-    fn strict(mut self) -> Self {
-        self.config.project_agent_rules.strict = true;
-        // Strict mode as command lines are read: the kernel's strict mode
-        // (the sandbox) runs through the binary, in the end-to-end suite.
-        self.config.project_agent_rules.sandbox = agentctx_types::SandboxMode::Off;
-        let _ = std::fs::remove_dir_all(self.home.join(".local/state/agentctx/anchors"));
-        self
-    }
-
-    fn file(&self, relative: &str, text: &str) -> PathBuf {
-        let path = self.root.join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn env(&self) -> Environment {
-        Environment::from_pairs([("HOME", self.home.to_str().unwrap())])
-    }
-
-    /// Runs the hook on `payload`; the reply's denial reason, if denied.
-    fn run(&self, agent: HookAgent, payload: &Value) -> Option<String> {
-        self.run_raw(agent, payload.to_string().as_bytes())
-    }
-
-    fn run_raw(&self, agent: HookAgent, raw: &[u8]) -> Option<String> {
-        let env = self.env();
-        let host = Host::new(&self.config, &env, Some(&self.root));
-        let outcome = handle(raw, Some(agent), &host);
-        outcome.reply.and_then(|r| {
-            r.hook_specific_output
-                .permission_decision_reason
-                .map(|reason| format!("{reason}\n{}", outcome.notes.join("\n")))
-        })
-    }
-
-    /// A recorded payload of `agent` with `tool_name`/`tool_input` replaced
-    /// and the paths pointed at this project.
-    fn payload(&self, recorded: &str, tool: &str, input: Value) -> Value {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/agents");
-        let text = std::fs::read_to_string(dir.join(recorded)).unwrap();
-        let mut value: Value = serde_json::from_str(
-            &text
-                .replace("{{SCRATCH}}/repo", self.root.to_str().unwrap())
-                .replace("{{CWD}}", self.root.to_str().unwrap())
-                .replace("{{HOME}}", self.home.to_str().unwrap()),
-        )
-        .unwrap();
-        value["tool_name"] = tool.into();
-        value["tool_input"] = input;
-        value
-    }
-
-    fn claude(&self, tool: &str, input: Value) -> Option<String> {
-        let payload = self.payload(
-            "claude-code-2.1.330/claude-PreToolUse-Read.json",
-            tool,
-            input,
-        );
-        self.run(HookAgent::Claude, &payload)
-    }
-
-    fn codex(&self, tool: &str, input: Value) -> Option<String> {
-        let payload = self.payload("codex-0.169.0/hook-pre-tool-use-bash.json", tool, input);
-        self.run(HookAgent::Codex, &payload)
-    }
-}
-
-fn denied_by(reason: Option<String>, needle: &str) {
-    let reason = reason.unwrap_or_else(|| panic!("must be denied ({needle})"));
-    assert!(reason.contains(needle), "expected `{needle}` in:\n{reason}");
-}
-
-fn patch(body: &str) -> Value {
-    json!({"command": format!("*** Begin Patch\n{body}\n*** End Patch\n")})
-}
+use agentctx_types::HookAgent;
+use serde_json::json;
 
 // --- Context leaks -------------------------------------------------------
 
@@ -217,7 +103,9 @@ fn an_unreadable_tool_call_is_denied_when_rules_restrict_and_allowed_when_not() 
         p.run_raw(HookAgent::Claude, raw.as_bytes()),
         "could not read this tool call",
     );
-    let free = Project::new("");
+    // Nothing restricted at all (no rules, agentctx's own protection off).
+    let mut free = Project::new("");
+    free.config.project_agent_rules.protect_config = false;
     let raw = format!(
         r#"{{"cwd":"{}","hook_event_name":"PreToolUse","tool_input": ]"#,
         free.root.display()

@@ -143,6 +143,49 @@ impl Plan {
     }
 }
 
+impl Plan {
+    /// Whether the sandbox this process already runs in (another agent's:
+    /// Codex's own, Claude Code's) refuses everything the plan masks: every
+    /// hidden file and folder cannot be opened, every read-only path
+    /// cannot be written. `Err` names the first that is not refused. What
+    /// is checked is what the kernel answers here, not a guess about the
+    /// outer sandbox.
+    ///
+    /// # Errors
+    /// The first path the plan hides or protects that this process can
+    /// reach.
+    pub fn enforced_here(&self) -> Result<(), PathBuf> {
+        use rustix::fs::{Access, access};
+        for file in &self.mounts.hidden_files {
+            if std::fs::File::open(file).is_ok() {
+                return Err(file.clone());
+            }
+        }
+        for dir in &self.mounts.hidden_dirs {
+            if std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
+                return Err(dir.clone());
+            }
+        }
+        for path in &self.mounts.read_only {
+            if access(path.as_path(), Access::WRITE_OK).is_ok() {
+                return Err(path.clone());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether this process runs under a seccomp filter (mode 2 in
+/// `/proc/self/status`): inside another sandbox, where a nested one may
+/// not be allowed.
+pub fn inside_a_sandbox() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
+        status
+            .lines()
+            .any(|l| l.starts_with("Seccomp:") && l.split_whitespace().nth(1) == Some("2"))
+    })
+}
+
 /// The bubblewrap program.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bwrap {
@@ -170,6 +213,10 @@ impl Bwrap {
     /// # Errors
     /// [`SandboxError::Unusable`] with what bubblewrap said.
     pub fn probe(&self, state: &Path) -> Result<(), SandboxError> {
+        if inside_a_sandbox() {
+            // Another sandbox may forbid namespaces: ask, and keep nothing.
+            return self.try_once();
+        }
         let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
         let stamp = std::fs::metadata(&self.path)
             .and_then(|m| m.modified())
@@ -180,6 +227,14 @@ impl Bwrap {
         if std::fs::read_to_string(&kept).is_ok_and(|k| k == key) {
             return Ok(());
         }
+        self.try_once()?;
+        let _ = std::fs::create_dir_all(state);
+        let _ = std::fs::write(&kept, key);
+        Ok(())
+    }
+
+    /// Makes a sandbox that runs `true`.
+    fn try_once(&self) -> Result<(), SandboxError> {
         let output = Command::new(&self.path)
             .args(BASE_ARGS)
             .args(["--", "true"])
@@ -188,14 +243,13 @@ impl Bwrap {
             .map_err(|e| SandboxError::Unusable {
                 message: e.to_string(),
             })?;
-        if !output.status.success() {
-            return Err(SandboxError::Unusable {
+        if output.status.success() {
+            Ok(())
+        } else {
+            Err(SandboxError::Unusable {
                 message: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
-            });
+            })
         }
-        let _ = std::fs::create_dir_all(state);
-        let _ = std::fs::write(&kept, key);
-        Ok(())
     }
 
     /// The command that runs `program args` in `cwd` under `plan`.

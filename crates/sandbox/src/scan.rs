@@ -184,6 +184,9 @@ fn walk(rules: &Rules, protection: &Protection) -> Result<Walked, SandboxError> 
             }
             if rules.excluded(relative) {
                 if kind.is_dir() {
+                    // Another name of a file in it (a hard link outside
+                    // it) reads the file: note its multiply-linked files.
+                    linked_inside(&path, &mut hidden_inodes, &mut seen);
                     mounts.hidden_dirs.push(path);
                 } else {
                     if let Ok(meta) = std::fs::symlink_metadata(&path)
@@ -228,6 +231,25 @@ fn walk(rules: &Rules, protection: &Protection) -> Result<Walked, SandboxError> 
         });
     }
     Ok(Walked { dirs, mounts })
+}
+
+/// The files with more than one link below `dir`, by device and inode.
+fn linked_inside(dir: &Path, inodes: &mut HashSet<(u64, u64)>, seen: &mut usize) {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            *seen += 1;
+            if *seen > MAX_ENTRIES {
+                return;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else if meta.is_file() && meta.nlink() > 1 {
+                inodes.insert((meta.dev(), meta.ino()));
+            }
+        }
+    }
 }
 
 /// The other names of hard-linked excluded files in the project: reading

@@ -28,9 +28,18 @@ pub fn run(inv: &Invocation, args: &ExecArgs) -> anyhow::Result<Outcome> {
         cwd: &inv.cwd,
         command: &line,
         cwd_file: args.cwd_file.as_deref(),
+        required: args.required,
     };
     match exec(&inv.host(), &request) {
-        Ok(status) => {
+        Ok((status, mode)) => {
+            if let agentctx_hooks::ExecMode::Plain(why) = &mode {
+                crate::commands::mem::log(
+                    inv,
+                    "hook.log",
+                    &[format!("exec without a sandbox (sandbox: auto): {why}")],
+                    true,
+                );
+            }
             use std::os::unix::process::ExitStatusExt as _;
             let code = status
                 .code()

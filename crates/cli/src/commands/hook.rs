@@ -8,12 +8,19 @@ use agentctx_hooks::handle;
 use crate::cli::HookArgs;
 use crate::commands::{Invocation, Outcome};
 
+/// How long a hook may take before it answers without a decision: a tool
+/// call is then denied (the agents carry on when a hook times out: Claude
+/// Code and Codex both run the tool, measured), anything else gets nothing.
+/// Well inside the agents' own timeouts (Claude Code: 30 s as installed;
+/// Codex: 600 s).
+const DEADLINE: std::time::Duration = std::time::Duration::from_secs(20);
+
 pub fn run(inv: &Invocation, args: &HookArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let mut raw = Vec::new();
     let read = std::io::stdin().read_to_end(&mut raw);
     let host = inv.host();
     let outcome = match read {
-        Ok(_) => handle(&raw, args.agent, &host),
+        Ok(_) => within_deadline(inv, &raw, || handle(&raw, args.agent, &host)),
         Err(error) => agentctx_hooks::HookOutcome {
             notes: vec![format!("cannot read stdin ({error}): doing nothing")],
             ..Default::default()
@@ -33,4 +40,47 @@ pub fn run(inv: &Invocation, args: &HookArgs, out: &mut dyn Write) -> anyhow::Re
         out.write_all(b"\n")?;
     }
     Ok(Outcome::Success)
+}
+
+/// Runs `decide` and returns its outcome; past [`DEADLINE`], answers for
+/// it (a denial for a tool call) and exits, leaving the decision unmade.
+fn within_deadline(
+    inv: &Invocation,
+    raw: &[u8],
+    decide: impl FnOnce() -> agentctx_hooks::HookOutcome + Send,
+) -> agentctx_hooks::HookOutcome {
+    std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::channel();
+        scope.spawn(move || {
+            let _ = send.send(decide());
+        });
+        match receive.recv_timeout(DEADLINE) {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                let tool_call = String::from_utf8_lossy(raw).contains("PreToolUse");
+                let note = format!(
+                    "no decision within {} s: {}",
+                    DEADLINE.as_secs(),
+                    if tool_call {
+                        "the tool call is denied"
+                    } else {
+                        "doing nothing"
+                    }
+                );
+                crate::commands::mem::log(inv, "hook.log", &[note], true);
+                if tool_call {
+                    let reply = agentctx_types::HookReply::deny(format!(
+                        "Denied: agentctx could not decide on this tool call within {} seconds, and a call it has not judged does not run. Retry with a narrower call (a smaller search scope, fewer paths).",
+                        DEADLINE.as_secs()
+                    ));
+                    let mut stdout = std::io::stdout().lock();
+                    let _ = serde_json::to_writer(&mut stdout, &reply);
+                    let _ = stdout.write_all(b"\n");
+                    let _ = stdout.flush();
+                }
+                // The decision still running cannot be waited for.
+                std::process::exit(0);
+            }
+        }
+    })
 }

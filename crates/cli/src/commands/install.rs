@@ -50,6 +50,14 @@ fn run(
         Some(text) => agentctx_hooks::install::parse_version(text),
         None => installed_agent_version(agent),
     };
+    // Codex's own sandbox, when it is on, is configured to refuse what
+    // agentctx's would (a project's profile: its paths are the project's).
+    let codex_profile = match (agent, scope, adding) {
+        (agentctx_types::HookAgent::Codex, Scope::Project | Scope::Shared, true) => Some(
+            agentctx_hooks::codex_permissions(&inv.host(), &places.root)?,
+        ),
+        _ => None,
+    };
     let request = Request {
         agent,
         scope,
@@ -57,6 +65,7 @@ fn run(
         agents_md_plugin_off: args.replace_agents_md_loader,
         codex_trust: args.trust,
         agent_version,
+        codex_profile,
     };
     let changes = if adding {
         plan_install(&request, &places)?

@@ -66,7 +66,8 @@ impl Guard<'_> {
         match (path.strip_prefix("~/"), self.host.home()) {
             (Some(rest), Some(home)) => home.join(rest),
             _ if path == "~" => self.host.home().unwrap_or_else(|| self.cwd.join(path)),
-            _ => self.cwd.join(path),
+            _ if path == "." => self.cwd.to_path_buf(),
+            _ => self.cwd.join(path.strip_prefix("./").unwrap_or(path)),
         }
     }
 

@@ -193,6 +193,73 @@ pub fn edit_codex_trust(
     Ok(edited)
 }
 
+/// Adds (or removes) agentctx's permission profile in a project's Codex
+/// `config.toml`: `default_permissions = "agentctx"` and the
+/// `[permissions.agentctx.filesystem]` tables of `entries` (see
+/// [`crate::codex_permissions`]), replacing an earlier one; everything
+/// else stays as written.
+pub fn edit_codex_profile(
+    text: Option<&str>,
+    entries: &[(&'static str, String, &'static str)],
+    adding: bool,
+) -> Result<String, SettingsError> {
+    let profile = crate::exec::CODEX_PROFILE;
+    let original = text.unwrap_or("");
+    let mut doc: toml_edit::DocumentMut = original.parse().map_err(SettingsError::Toml)?;
+    let ours = doc
+        .get("default_permissions")
+        .and_then(toml_edit::Item::as_str)
+        == Some(profile);
+    if !adding {
+        if ours {
+            doc.remove("default_permissions");
+        }
+        let mut empty = false;
+        if let Some(permissions) = doc
+            .get_mut("permissions")
+            .and_then(toml_edit::Item::as_table_like_mut)
+        {
+            permissions.remove(profile);
+            empty = permissions.is_empty();
+        }
+        if empty {
+            doc.remove("permissions");
+        }
+        let edited = doc.to_string();
+        return Ok(if edited.trim() == original.trim() {
+            original.to_owned()
+        } else {
+            edited
+        });
+    }
+    doc.insert("default_permissions", toml_edit::value(profile));
+    let permissions = doc
+        .entry("permissions")
+        .or_insert_with(|| {
+            let mut table = toml_edit::Table::new();
+            table.set_implicit(true);
+            toml_edit::Item::Table(table)
+        })
+        .as_table_mut()
+        .ok_or_else(|| SettingsError::shape("permissions", "a table"))?;
+    let mut filesystem = toml_edit::Table::new();
+    let mut workspace = toml_edit::Table::new();
+    for (table, key, access) in entries {
+        let target = if *table == "workspace" {
+            &mut workspace
+        } else {
+            &mut filesystem
+        };
+        target.insert(key, toml_edit::value(*access));
+    }
+    filesystem.insert(":workspace_roots", toml_edit::Item::Table(workspace));
+    let mut ours = toml_edit::Table::new();
+    ours.set_implicit(true);
+    ours.insert("filesystem", toml_edit::Item::Table(filesystem));
+    permissions.insert(profile, toml_edit::Item::Table(ours));
+    Ok(doc.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +289,30 @@ mod tests {
             "{added}"
         );
         let removed = edit_codex_trust(Some(&added), &entries, false).unwrap();
+        assert_eq!(removed.trim(), original.trim());
+    }
+
+    #[test]
+    fn the_permission_profile_is_added_and_taken_out_again() {
+        let original = "# mine\nmodel = \"gpt-5.5\"\n";
+        let entries = vec![
+            ("", ":root".to_owned(), "read"),
+            ("workspace", ".".to_owned(), "write"),
+            ("workspace", "secrets".to_owned(), "none"),
+        ];
+        let added = edit_codex_profile(Some(original), &entries, true).unwrap();
+        assert!(
+            added.contains("default_permissions = \"agentctx\""),
+            "{added}"
+        );
+        assert!(
+            added.contains("[permissions.agentctx.filesystem]\n\":root\" = \"read\""),
+            "{added}"
+        );
+        assert!(added.contains("[permissions.agentctx.filesystem.\":workspace_roots\"]\n\".\" = \"write\"\nsecrets = \"none\""), "{added}");
+        let again = edit_codex_profile(Some(&added), &entries, true).unwrap();
+        assert_eq!(again, added, "idempotent");
+        let removed = edit_codex_profile(Some(&added), &[], false).unwrap();
         assert_eq!(removed.trim(), original.trim());
     }
 }

@@ -56,6 +56,9 @@ pub(super) fn add_hooks(
                         return false;
                     }
                     hook["command"] = Value::String(command.clone());
+                    if let (Some(timeout), Some(hook)) = (timeout_of(agent), hook.as_object_mut()) {
+                        hook.insert("timeout".into(), json!(timeout));
+                    }
                     present = true;
                     true
                 });
@@ -68,7 +71,10 @@ pub(super) fn add_hooks(
                 .is_none_or(|h| !h.is_empty())
         });
         if !present {
-            let hook = json!({"type": "command", "command": command});
+            let mut hook = json!({"type": "command", "command": command});
+            if let Some(timeout) = timeout_of(agent) {
+                hook["timeout"] = json!(timeout);
+            }
             list.push(if tool_event {
                 json!({"matcher": "*", "hooks": [hook]})
             } else {
@@ -77,6 +83,17 @@ pub(super) fn add_hooks(
         }
     }
     Ok(())
+}
+
+/// The hook timeout install sets, in seconds: Claude Code's (the hook
+/// answers within 20 s by itself; a timeout would let the call run).
+/// Codex keeps its default (600 s): its trust hash covers the entry, so a
+/// timeout of ours would change what the user trusted.
+fn timeout_of(agent: HookAgent) -> Option<u64> {
+    match agent {
+        HookAgent::Claude => Some(30),
+        HookAgent::Codex => None,
+    }
 }
 
 /// Removes every agentctx entry, from every event; an event (and `hooks`)

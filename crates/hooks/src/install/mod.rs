@@ -29,7 +29,8 @@ use agentctx_types::HookAgent;
 
 pub use claude::{AGENTS_MD_PLUGIN_OFF, edit_claude_settings};
 pub use codex::{
-    codex_trust_entries, codex_trust_hash, edit_codex_hooks, edit_codex_toml, edit_codex_trust,
+    codex_trust_entries, codex_trust_hash, edit_codex_hooks, edit_codex_profile, edit_codex_toml,
+    edit_codex_trust,
 };
 pub use manifest::{Manifest, ManifestError};
 pub use setup::{
@@ -62,11 +63,19 @@ pub struct Parts {
     /// Codex: agentctx's hooks recorded as trusted in the user config.
     #[serde(default)]
     pub codex_trust: bool,
+    /// Codex: the project's `.codex/config.toml` makes Codex's own sandbox
+    /// refuse what the rules mask (permission profile `agentctx`).
+    #[serde(default)]
+    pub codex_profile: bool,
 }
 
 impl Parts {
     fn any(self) -> bool {
-        self.hooks || self.agents_md_plugin_off || self.notify || self.codex_trust
+        self.hooks
+            || self.agents_md_plugin_off
+            || self.notify
+            || self.codex_trust
+            || self.codex_profile
     }
 
     fn without(self, other: Self) -> Self {
@@ -75,6 +84,7 @@ impl Parts {
             agents_md_plugin_off: self.agents_md_plugin_off && !other.agents_md_plugin_off,
             notify: self.notify && !other.notify,
             codex_trust: self.codex_trust && !other.codex_trust,
+            codex_profile: self.codex_profile && !other.codex_profile,
         }
     }
 
@@ -84,6 +94,7 @@ impl Parts {
             agents_md_plugin_off: self.agents_md_plugin_off || other.agents_md_plugin_off,
             notify: self.notify || other.notify,
             codex_trust: self.codex_trust || other.codex_trust,
+            codex_profile: self.codex_profile || other.codex_profile,
         }
     }
 }
@@ -108,6 +119,10 @@ pub struct Request {
     /// not know are left out, because Claude Code before 2.0.44 ignores a
     /// hooks object with an unknown event.
     pub agent_version: Option<(u32, u32, u32)>,
+    /// Codex, project scope: the entries of the permission profile that
+    /// makes Codex's own sandbox refuse what the rules mask
+    /// ([`crate::codex_permissions`]); `None` writes none.
+    pub codex_profile: Option<Vec<(&'static str, String, &'static str)>>,
 }
 
 /// `X.Y.Z` at the start of a version text (`2.1.330 (Claude Code)`).
@@ -349,6 +364,8 @@ enum FileKind {
     CodexHooks,
     /// Codex's user `config.toml` (hook trust).
     CodexConfig,
+    /// A project's `.codex/config.toml` (the permission profile).
+    CodexProjectConfig,
 }
 
 /// One file install or uninstall concerns.
@@ -408,6 +425,19 @@ fn targets(request: &Request, places: &Places, adding: bool) -> Result<Vec<Targe
                 Scope::Project | Scope::Shared => places.root.join(".codex"),
             };
             targets.push(target(base.join("hooks.json"), FileKind::CodexHooks, hooks));
+            // The permission profile is the project's (its paths are);
+            // an uninstall takes it out wherever install put it.
+            let profile = request.codex_profile.is_some() || !adding;
+            if profile && request.scope != Scope::User {
+                targets.push(target(
+                    places.root.join(".codex/config.toml"),
+                    FileKind::CodexProjectConfig,
+                    Parts {
+                        codex_profile: true,
+                        ..Parts::default()
+                    },
+                ));
+            }
             // Hook trust lives in the user config whatever the scope.
             let undo_trust = !adding && places.codex_home.is_some();
             if request.codex_trust || undo_trust {
@@ -487,7 +517,13 @@ fn edit(
         }
         FileKind::CodexHooks if parts.hooks => edit_codex_hooks(text, &request.program, adding),
         FileKind::CodexConfig if parts.codex_trust => edit_codex_trust(text, trust, adding),
-        FileKind::CodexHooks | FileKind::CodexConfig => Ok(original.to_owned()),
+        FileKind::CodexProjectConfig if parts.codex_profile => {
+            let entries = request.codex_profile.as_deref().unwrap_or_default();
+            codex::edit_codex_profile(text, entries, adding)
+        }
+        FileKind::CodexHooks | FileKind::CodexConfig | FileKind::CodexProjectConfig => {
+            Ok(original.to_owned())
+        }
     };
     match edited {
         // A file that holds nothing of agentctx's needs nothing from an
@@ -511,6 +547,7 @@ fn mentions_agentctx(kind: FileKind, text: &str, parts: Parts, trust: &TrustEntr
         }
         FileKind::CodexHooks => text.contains("agentctx"),
         FileKind::CodexConfig => trust.iter().any(|(key, _)| text.contains(key.as_str())),
+        FileKind::CodexProjectConfig => text.contains("agentctx"),
     }
 }
 
@@ -580,10 +617,12 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
                     && (parts.agents_md_plugin_off || parts.hooks),
                 notify: m.parts.notify,
                 codex_trust: parts.codex_trust,
+                codex_profile: parts.codex_profile,
             },
             None => Parts {
                 hooks: parts.hooks,
                 codex_trust: parts.codex_trust,
+                codex_profile: parts.codex_profile,
                 ..Parts::default()
             },
         };
@@ -649,6 +688,10 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
 /// Writes the changes: manifests first (so an interrupted install can still
 /// be undone), then each file atomically with its mode kept.
 pub fn apply(changes: &[FileChange], places: &Places) -> Result<(), InstallError> {
+    // Folders install created are removed, when empty, once every file of
+    // the change is gone (two files may share one: `.codex/hooks.json`
+    // and `.codex/config.toml`).
+    let mut emptied: Vec<PathBuf> = Vec::new();
     for change in changes {
         if let Some(manifest) = &change.manifest
             && change.parts_after.any()
@@ -672,10 +715,7 @@ pub fn apply(changes: &[FileChange], places: &Places) -> Result<(), InstallError
                 (None, manifest) => {
                     remove_file(&change.path)?;
                     if let Some(m) = manifest {
-                        // Folders install created, deepest first, if empty now.
-                        for dir in m.created_dirs.iter().rev() {
-                            let _ = std::fs::remove_dir(dir);
-                        }
+                        emptied.extend(m.created_dirs.iter().cloned());
                     }
                 }
             }
@@ -683,6 +723,11 @@ pub fn apply(changes: &[FileChange], places: &Places) -> Result<(), InstallError
         if !change.parts_after.any() {
             Manifest::remove(&places.manifests, &change.path)?;
         }
+    }
+    // Deepest first.
+    emptied.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    for dir in emptied {
+        let _ = std::fs::remove_dir(dir);
     }
     Ok(())
 }

@@ -33,6 +33,7 @@ fn request(agent: HookAgent, scope: Scope) -> Request {
         agents_md_plugin_off: false,
         codex_trust: false,
         agent_version: None,
+        codex_profile: None,
     }
 }
 
@@ -412,6 +413,7 @@ fn codex_advice_depends_on_the_trust_recorded() {
         agents_md_plugin_off: false,
         codex_trust: false,
         agent_version: None,
+        codex_profile: None,
     };
     assert!(advice(&request).unwrap().contains("Trust all and continue"));
     request.codex_trust = true;
@@ -576,4 +578,51 @@ fn uninstall_never_stops_at_a_file_that_needs_nothing() {
         std::fs::read_to_string(&user).unwrap(),
         "// my settings\n{}\n"
     );
+}
+
+#[test]
+fn claude_entries_carry_a_timeout_and_codex_entries_keep_their_trusted_shape() {
+    let f = fixture();
+    install(&request(HookAgent::Claude, Scope::Project), &f.places);
+    let settings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(f.places.root.join(".claude/settings.local.json")).unwrap(),
+    )
+    .unwrap();
+    for event in ["SessionStart", "PreToolUse", "PostToolUse", "Stop"] {
+        assert_eq!(
+            settings["hooks"][event][0]["hooks"][0]["timeout"], 30,
+            "{event}"
+        );
+    }
+    install(&request(HookAgent::Codex, Scope::User), &f.places);
+    let hooks: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(f.places.codex_home.clone().unwrap().join("hooks.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        hooks["hooks"]["PreToolUse"][0]["hooks"][0]
+            .get("timeout")
+            .is_none()
+    );
+}
+
+#[test]
+fn a_codex_project_install_with_its_permission_profile_leaves_nothing_behind() {
+    let f = fixture();
+    let mut r = request(HookAgent::Codex, Scope::Project);
+    r.codex_profile = Some(vec![
+        ("", ":root".to_owned(), "read"),
+        ("workspace", "secrets".to_owned(), "none"),
+    ]);
+    install(&r, &f.places);
+    let config = f.places.root.join(".codex/config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        text.contains("default_permissions = \"agentctx\""),
+        "{text}"
+    );
+    assert!(text.contains("secrets = \"none\""), "{text}");
+    r.codex_profile = None;
+    uninstall(&r, &f.places);
+    assert!(!f.places.root.join(".codex").exists());
 }

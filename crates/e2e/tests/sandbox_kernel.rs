@@ -1,0 +1,157 @@
+//! The sandbox under the real kernel, without an agent: a session's rules
+//! recorded by its first hook, then commands through `agentctx exec`
+//! (what the hook rewrites the agents' shell commands to). Each case
+//! asserts what the program could read or write, not what a hook guessed.
+//! Run with `scripts/e2e` (bubblewrap).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+use agentctx_e2e::{AgentRun, Sandbox};
+
+const SECRET: &str = "SECRET-KEY-CONTENT";
+
+fn project() -> Sandbox {
+    let s = Sandbox::new();
+    s.write("README.md", "README-BODY\n");
+    s.write("secrets/key.txt", &format!("{SECRET}\n"));
+    s.write("src/.env", &format!("ENV-{SECRET}\n"));
+    s.write(
+        ".coding-agent-rules.yaml",
+        "strict: true\nfile_patterns:\n  exclude: [\"secrets/\", \"**/.env\", \"~/.ssh/\"]\n",
+    );
+    s.commit();
+    std::fs::create_dir_all(s.home.join(".ssh")).unwrap();
+    std::fs::write(s.home.join(".ssh/id_rsa"), format!("KEY-{SECRET}")).unwrap();
+    // A hard link made before the session, under an innocent name.
+    std::fs::hard_link(s.root.join("secrets/key.txt"), s.root.join("innocent.txt")).unwrap();
+    std::os::unix::fs::symlink(s.root.join("secrets/key.txt"), s.root.join("link.txt")).unwrap();
+    let start = format!(
+        r#"{{"session_id":"kernel","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
+        s.root.display()
+    );
+    let run = s.agentctx_with_input(&s.root, &["hook", "--agent", "claude"], &start);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    s
+}
+
+fn exec(s: &Sandbox, command: &str) -> AgentRun {
+    s.agentctx(
+        &s.root,
+        &["exec", "--session", "kernel", "--required", "--", command],
+    )
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn excluded_files_are_unreadable_to_every_program() {
+    let s = project();
+    for command in [
+        "cat secrets/key.txt",
+        "cat secre*/key.txt",
+        "grep -r KEY-CONTENT .",
+        "rg -uuu KEY-CONTENT . || grep -r KEY-CONTENT .",
+        "python3 -c \"print(open('secrets/key.txt').read())\"",
+        "dd if=secrets/key.txt 2>/dev/null",
+        "cat <<EOF\n$(cat secrets/key.txt)\nEOF",
+        "bash -c 'cat $(echo secrets)/key.txt'",
+        "awk 'BEGIN{system(\"cat secrets/key.txt\")}'",
+        "cat src/.env",
+        "cat innocent.txt",
+        "cat link.txt",
+        "cat ~/.ssh/id_rsa",
+        "cat /proc/1/root$PWD/secrets/key.txt",
+        "for p in /proc/[0-9]*; do cat $p/root$PWD/secrets/key.txt; done",
+        "tar cf - . | tar tvf - >/dev/null; tar cf - secrets | tar xOf -",
+        "cp -r secrets /tmp/agentctx-leak-$$ && cat /tmp/agentctx-leak-$$/key.txt",
+        "ln secrets/key.txt /tmp/agentctx-hl-$$ && cat /tmp/agentctx-hl-$$",
+    ] {
+        let run = exec(&s, command);
+        assert!(
+            !run.stdout.contains(SECRET) && !run.stderr.contains(SECRET),
+            "{command}: read the secret\n{}\n{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+    // What the kernel cannot see: a secret committed to git lives in git's
+    // objects. The hook denies the command lines that name it
+    // (`git show HEAD:secrets/...`); the sandbox cannot.
+    let run = exec(&s, "git show HEAD:secrets/key.txt");
+    assert!(
+        run.stdout.contains(SECRET),
+        "documented in docs/SECURITY.md"
+    );
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn protected_files_are_read_only_and_ordinary_work_runs() {
+    let s = project();
+    let rules = std::fs::read_to_string(s.root.join(".coding-agent-rules.yaml")).unwrap();
+    for command in [
+        "echo 'file_patterns: {}' >> .coding-agent-rules.yaml",
+        "python3 -c \"open('.coding-agent-rules.yaml','w').write('')\"",
+        "sed -i 's/secrets/x/' .coding-agent-rules.yaml",
+        "rm -f .coding-agent-rules.yaml",
+        "mv .coding-agent-rules.yaml x.yaml",
+        "ln .coding-agent-rules.yaml h && echo x >> h",
+        "echo '{\"disableAllHooks\": true}' > .claude/settings.local.json",
+        "mv .claude .claude-off",
+        "echo x > ~/.claude/settings.json",
+        "echo x > \"$(command -v agentctx || echo /nonexistent)\"",
+    ] {
+        exec(&s, command);
+        assert_eq!(
+            std::fs::read_to_string(s.root.join(".coding-agent-rules.yaml")).unwrap(),
+            rules,
+            "{command}"
+        );
+    }
+    assert!(!s.root.join(".claude/settings.local.json").exists());
+    assert!(!s.root.join(".claude-off").exists());
+    // Ordinary work: builds, tests, git, files inside the project.
+    let run = exec(
+        &s,
+        "mkdir -p build && echo artifact > build/out.txt && cat build/out.txt && git status --short && python3 -c 'print(6*7)'",
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("artifact") && run.stdout.contains("42"),
+        "{}",
+        run.stdout
+    );
+    assert!(s.root.join("build/out.txt").is_file());
+    // The command's status and its last folder come back.
+    assert_eq!(exec(&s, "exit 3").code, Some(3));
+    let cwd_file = s.path().join("cwd");
+    let run = s.agentctx(
+        &s.root,
+        &[
+            "exec",
+            "--session",
+            "kernel",
+            "--cwd-file",
+            cwd_file.to_str().unwrap(),
+            "--",
+            "cd build",
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&cwd_file).unwrap().trim(),
+        s.root.join("build").display().to_string()
+    );
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn a_session_whose_rules_were_never_recorded_runs_nothing() {
+    let s = project();
+    let run = s.agentctx(
+        &s.root,
+        &["exec", "--session", "unknown", "--", "cat README.md"],
+    );
+    assert_eq!(run.code, Some(126), "{}", run.stderr);
+    assert!(!run.stdout.contains("README-BODY"));
+    assert!(run.stderr.contains("did not run"), "{}", run.stderr);
+}
