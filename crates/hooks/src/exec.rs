@@ -55,10 +55,7 @@ pub(crate) fn shell_run(host: &Host<'_>, rules: &Rules) -> ShellRun {
     let usable = match (Bwrap::find(), sandbox_state(host)) {
         (None, _) => Err(SandboxError::NoBwrap.to_string()),
         (Some(_), None) => Err("no state folder ($XDG_STATE_HOME or $HOME)".to_owned()),
-        (Some(bwrap), Some(state)) => bwrap
-            .probe(&state)
-            .map(|()| bwrap)
-            .map_err(|e| e.to_string()),
+        (Some(bwrap), Some(state)) => bwrap.probe(&state).map_err(|e| e.to_string()),
     };
     match (usable, mode) {
         (Ok(bwrap), _) => ShellRun::Sandboxed(bwrap),
@@ -85,7 +82,9 @@ pub(crate) fn sandbox_optional(host: &Host<'_>, rules: &Rules) -> bool {
 /// same input with `command` replaced (Claude Code keeps its other fields;
 /// Codex reads only `command`). For Claude Code the command's last folder
 /// is carried back out (its shell keeps the working directory between
-/// commands).
+/// commands). What runs outside the sandbox is the shell's own (`[`, `cd`,
+/// `$(<file)`) or `rm` from the system's `PATH` (`command -p`): nothing a
+/// sandboxed command could have left in a folder of the user's `PATH`.
 pub(crate) fn wrapped_input(
     program: &str,
     agent: HookAgent,
@@ -108,7 +107,7 @@ pub(crate) fn wrapped_input(
                 std::env::temp_dir().join(format!("agentctx-cwd-{}-{}", safe(session), safe(call)));
             let file = quote(&cwd_file.to_string_lossy());
             format!(
-                "{base} --cwd-file {file} -- {command_q}; __agentctx_status=$?; if [ -s {file} ]; then cd -- \"$(cat {file})\" 2>/dev/null; fi; rm -f {file}; (exit $__agentctx_status)",
+                "{base} --cwd-file {file} -- {command_q}; __agentctx_status=$?; if [ -s {file} ]; then cd -- \"$(<{file})\" 2>/dev/null; fi; command -p rm -f -- {file}; (exit $__agentctx_status)",
                 command_q = quote(command),
             )
         }
@@ -247,7 +246,7 @@ pub fn exec(
     let script = "trap 'if [ -n \"$AGENTCTX_CWD_FILE\" ]; then pwd -P >| \"$AGENTCTX_CWD_FILE\" 2>/dev/null; fi' EXIT\neval \"$AGENTCTX_COMMAND\"";
     let usable = Bwrap::find()
         .ok_or(SandboxError::NoBwrap)
-        .and_then(|bwrap| bwrap.probe(&sandbox).map(|()| bwrap));
+        .and_then(|bwrap| bwrap.with_init(init_program(host)).probe(&sandbox));
     let (mut command, mode) = match usable {
         Ok(bwrap) => (
             bwrap.command(&plan, &sandbox, request.cwd, shell, &["-c", script])?,
@@ -282,6 +281,14 @@ pub fn exec(
     Ok((status, mode))
 }
 
+/// The name of the sandbox's first program, installed beside `agentctx`.
+pub const INIT_PROGRAM: &str = "agentctx-sandbox-init";
+
+/// `agentctx-sandbox-init` beside the agentctx program that runs.
+pub(crate) fn init_program(host: &Host<'_>) -> Option<PathBuf> {
+    host.program.map(|p| p.with_file_name(INIT_PROGRAM))
+}
+
 /// What the sandbox masks and protects for the project `rules` are of;
 /// `shell`: for a shell command (the agents' whole user folders are then
 /// read-only too); `kept`: the folder and key of a kept walk.
@@ -298,6 +305,11 @@ fn plan_for(
         // In the sandbox the agents' whole user folders are read-only:
         // their processes write there, a shell command does not need to.
         protection.paths.extend(user_folders(host));
+        // And what would run outside the sandbox what a command left there.
+        protection
+            .paths
+            .extend(crate::escape::read_only(host, rules));
+        protection.hidden = crate::escape::hidden(host);
     }
     let (state, key) = kept.map_or((None, ""), |(s, k)| (Some(s), k));
     Ok(Plan::build(rules, &protection, state, key)?)

@@ -40,6 +40,7 @@ mod anchor;
 mod compose;
 #[cfg(feature = "remote")]
 mod compose_remote;
+mod escape;
 mod exec;
 mod guard;
 mod handle;

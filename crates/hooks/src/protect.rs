@@ -43,7 +43,9 @@ pub(crate) fn protected_paths(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
     // The program the hooks run: replaced by one that answers nothing,
     // every hook would allow.
     if let Ok(exe) = std::env::current_exe() {
-        paths.push(std::fs::canonicalize(&exe).unwrap_or(exe));
+        let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
+        paths.push(exe.with_file_name(crate::exec::INIT_PROGRAM));
+        paths.push(exe);
     }
     paths
 }
@@ -53,6 +55,7 @@ pub(crate) fn protection(host: &Host<'_>, rules: &Rules) -> agentctx_sandbox::Pr
     agentctx_sandbox::Protection {
         names: PROTECTED_NAMES.iter().map(|n| (*n).to_owned()).collect(),
         paths: protected_paths(host, rules),
+        hidden: Vec::new(),
     }
 }
 

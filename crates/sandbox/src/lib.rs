@@ -25,7 +25,7 @@
 //! let bwrap = Bwrap::find().ok_or("no bwrap")?;
 //! let state = std::path::Path::new("/home/me/.local/state/agentctx/sandbox");
 //! bwrap.probe(state)?;
-//! let protection = Protection { names: vec![".claude".into()], paths: vec![] };
+//! let protection = Protection { names: vec![".claude".into()], ..Protection::default() };
 //! let plan = Plan::build(&rules, &protection, Some(state), "session-1")?;
 //! let status = bwrap
 //!     .command(&plan, state, std::path::Path::new("/repo"), "bash", &["-c", "cat README.md"])?
@@ -35,6 +35,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod init;
 mod scan;
 
 use std::path::{Path, PathBuf};
@@ -43,6 +44,7 @@ use std::process::Command;
 use agentctx_rules::Rules;
 use sha2::{Digest as _, Sha256};
 
+pub use init::{InitError, InitPlan, enter};
 pub use scan::{Mounts, Protection};
 
 /// Why a command cannot run sandboxed.
@@ -138,9 +140,38 @@ impl Plan {
             .map(|b| format!("{b:02x}"))
             .collect();
         let cache = state.map(|s| s.join(format!("walk-{digest}.json")));
-        let (mounts, from_cache) = scan::mounts(rules, protection, cache.as_deref(), &digest)?;
+        let mut protection = protection.clone();
+        if rustix::process::geteuid().is_root() {
+            protection.paths.extend(system_folders());
+        }
+        let (mounts, from_cache) = scan::mounts(rules, &protection, cache.as_deref(), &digest)?;
         Ok(Self { mounts, from_cache })
     }
+}
+
+/// What root may not change in the sandbox besides the protected paths:
+/// the system's programs, libraries and configuration. With every
+/// capability dropped root is still the owner of these files, and a
+/// program replaced there (`bwrap`, the agent's shell, `/etc/ld.so.preload`)
+/// runs outside the sandbox next time. Other users cannot write them.
+fn system_folders() -> Vec<PathBuf> {
+    [
+        "/usr",
+        "/etc",
+        "/boot",
+        "/bin",
+        "/sbin",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/libx32",
+        "/var/spool/cron",
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    // `/bin` is a link to `/usr/bin` on merged systems: covered by `/usr`.
+    .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+    .collect()
 }
 
 impl Plan {
@@ -191,31 +222,55 @@ pub fn inside_a_sandbox() -> bool {
 pub struct Bwrap {
     /// Its path.
     pub path: PathBuf,
+    /// `agentctx-sandbox-init`, when it is there: it makes the masks
+    /// inside the sandbox, faster than bubblewrap ([`enter`]).
+    pub init: Option<PathBuf>,
 }
 
 impl Bwrap {
-    /// `bwrap` on `PATH`, else in `/usr/bin` or `/usr/local/bin`.
+    /// `bwrap` in `/usr/bin` or `/usr/local/bin`, else on `PATH`: the
+    /// system's first, so a `bwrap` a command could leave in a folder of
+    /// the user's `PATH` is never the one that builds the next sandbox.
     pub fn find() -> Option<Self> {
         let on_path = std::env::var_os("PATH")
             .into_iter()
             .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>());
-        on_path
-            .chain([PathBuf::from("/usr/bin"), PathBuf::from("/usr/local/bin")])
+        [PathBuf::from("/usr/bin"), PathBuf::from("/usr/local/bin")]
+            .into_iter()
+            .chain(on_path.filter(|dir| dir.is_absolute()))
             .map(|dir| dir.join("bwrap"))
             .find(|p| p.is_file())
-            .map(|path| Self { path })
+            .map(|path| Self { path, init: None })
     }
 
-    /// Whether this bubblewrap can make a sandbox here: tried once (a
-    /// sandbox that runs `true`) and the answer kept in `state` for this
-    /// program and kernel.
+    /// The same bubblewrap, with `init` making the masks when it is a file.
+    #[must_use]
+    pub fn with_init(self, init: Option<PathBuf>) -> Self {
+        Self {
+            init: init.filter(|p| p.is_file()),
+            ..self
+        }
+    }
+
+    /// This bubblewrap as it can make a sandbox here: tried once (a
+    /// sandbox that runs `true`, with every capability handed to the first
+    /// program when there is one; a bubblewrap installed set-user-ID refuses
+    /// that to users, and then makes the masks itself) and the answer kept
+    /// in `state` for this program and kernel.
     ///
     /// # Errors
     /// [`SandboxError::Unusable`] with what bubblewrap said.
-    pub fn probe(&self, state: &Path) -> Result<(), SandboxError> {
+    pub fn probe(&self, state: &Path) -> Result<Self, SandboxError> {
+        let with_init = |works: bool| Self {
+            init: self.init.clone().filter(|_| works),
+            ..self.clone()
+        };
         if inside_a_sandbox() {
             // Another sandbox may forbid namespaces: ask, and keep nothing.
-            return self.try_once();
+            self.try_once(&["--cap-drop", "ALL"])?;
+            return Ok(with_init(
+                self.init.is_some() && self.try_once(&["--cap-add", "ALL"]).is_ok(),
+            ));
         }
         let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
         let stamp = std::fs::metadata(&self.path)
@@ -224,24 +279,39 @@ impl Bwrap {
             .unwrap_or_default();
         let key = format!("{}|{stamp}|{}", self.path.display(), kernel.trim());
         let kept = state.join("probe");
-        if std::fs::read_to_string(&kept).is_ok_and(|k| k == key) {
-            return Ok(());
+        let known = std::fs::read_to_string(&kept).ok();
+        // `init`: capabilities can be handed on; `no-init`: they cannot;
+        // `plain`: not asked yet (by a caller without a first program).
+        let answer = known.as_deref().and_then(|k| k.strip_prefix(key.as_str()));
+        match answer {
+            Some("|init") => return Ok(with_init(true)),
+            Some("|no-init") => return Ok(with_init(false)),
+            Some("|plain") if self.init.is_none() => return Ok(with_init(false)),
+            // Works without capabilities; only the hand-on is not known.
+            Some("|plain") => {}
+            _ => self.try_once(&["--cap-drop", "ALL"])?,
         }
-        self.try_once()?;
+        let outcome = match &self.init {
+            None => "plain",
+            Some(_) if self.try_once(&["--cap-add", "ALL"]).is_ok() => "init",
+            Some(_) => "no-init",
+        };
         let _ = std::fs::create_dir_all(state);
-        let _ = std::fs::write(&kept, key);
-        Ok(())
+        let _ = std::fs::write(&kept, format!("{key}|{outcome}"));
+        Ok(with_init(outcome == "init"))
     }
 
     /// Makes a sandbox that runs `true`.
-    fn try_once(&self) -> Result<(), SandboxError> {
+    fn try_once(&self, caps: &[&str]) -> Result<(), SandboxError> {
         let output = Command::new(&self.path)
             .args(BASE_ARGS)
+            .args(["--dev", "/dev"])
+            .args(caps)
             .args(["--", "true"])
             .stdin(std::process::Stdio::null())
             .output()
-            .map_err(|e| SandboxError::Unusable {
-                message: e.to_string(),
+            .map_err(|source| SandboxError::Unusable {
+                message: source.to_string(),
             })?;
         if output.status.success() {
             Ok(())
@@ -268,13 +338,52 @@ impl Bwrap {
         let denied = denied_file(state)?;
         let mut command = Command::new(&self.path);
         command.args(BASE_ARGS);
+        // Root owns the disks' device files: it gets a fresh `/dev` of the
+        // harmless ones (from the first program when there is one). Another
+        // user's `/dev` gives nothing its permissions do not already.
+        let root = rustix::process::geteuid().is_root();
+        if root && self.init.is_none() {
+            command.args(["--dev", "/dev"]);
+        } else {
+            command.args(["--dev-bind", "/dev", "/dev"]);
+        }
         // A terminal is shared with the agent: a new session keeps a
         // sandboxed program from pushing input into it (TIOCSTI), unless
         // the command is interactive and needs the terminal itself.
         if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
             command.arg("--new-session");
         }
-        for path in &plan.mounts.read_only {
+        let mut read_only = plan.mounts.read_only.clone();
+        // The bubblewrap that builds the next sandbox and the first program
+        // in it, where this user may replace them (found on `PATH` in a
+        // folder of theirs).
+        for own in std::iter::once(&self.path).chain(&self.init) {
+            let covered = read_only.iter().any(|p| own.starts_with(p));
+            if !covered && rustix::fs::access(own, rustix::fs::Access::WRITE_OK).is_ok() {
+                read_only.push(own.clone());
+            }
+        }
+        if let Some(init) = &self.init {
+            // Every capability inside the namespaces, for the first program
+            // only: it makes the masks and drops them all.
+            let plan = InitPlan {
+                read_only,
+                hidden_dirs: plan.mounts.hidden_dirs.clone(),
+                hidden_files: plan.mounts.hidden_files.clone(),
+                denied,
+                cwd: cwd.to_path_buf(),
+                fresh_dev: root,
+                program: program.into(),
+                args: args.iter().map(Into::into).collect(),
+            };
+            command
+                .args(["--cap-add", "ALL", "--"])
+                .arg(init)
+                .args(plan.to_args());
+            return Ok(command);
+        }
+        command.args(["--cap-drop", "ALL"]);
+        for path in &read_only {
             command.arg("--ro-bind").arg(path).arg(path);
         }
         // Masks after the read-only binds: an excluded path inside a
@@ -296,19 +405,17 @@ impl Bwrap {
 }
 
 /// What every sandbox is: the file system as it is, a PID namespace with
-/// its own `/proc`, a fresh `/dev`, no capability, gone with its parent.
-const BASE_ARGS: [&str; 11] = [
+/// its own `/proc` (the `/proc/<pid>/root` of a process outside would be
+/// the tree without masks), gone with its parent. Every capability is
+/// dropped: by bubblewrap, or by the first program once the masks are made.
+const BASE_ARGS: [&str; 7] = [
     "--bind",
     "/",
     "/",
-    "--dev",
-    "/dev",
     "--proc",
     "/proc",
     "--unshare-pid",
     "--die-with-parent",
-    "--cap-drop",
-    "ALL",
 ];
 
 /// An empty file nobody may open (mode 0), made once in `state`.

@@ -16,13 +16,18 @@ use crate::SandboxError;
 
 /// What is protected from writes: names at any depth of the project
 /// (`.claude`, `.codex`, `.agentctx.yaml`) and exact paths anywhere (the
-/// rule file, the agents' user settings, agentctx's state and binary).
+/// rule file, the agents' user settings, agentctx's state and binary);
+/// and what is out of reach whatever the rules (the sockets of programs
+/// that would run a command outside the sandbox).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Protection {
     /// File and folder names protected wherever they are in the project.
     pub names: Vec<String>,
     /// Absolute paths protected (when they exist).
     pub paths: Vec<PathBuf>,
+    /// Absolute paths made unreachable (when they exist): a socket or a
+    /// folder of sockets is covered by something that cannot be opened.
+    pub hidden: Vec<PathBuf>,
 }
 
 /// The mounts the sandbox makes, all absolute paths that exist.
@@ -74,20 +79,69 @@ pub(crate) fn mounts(
     cache: Option<&Path>,
     key: &str,
 ) -> Result<(Mounts, bool), SandboxError> {
-    if let Some(kept) = cache.and_then(|c| read_kept(c, key)) {
-        return Ok((kept.mounts, true));
+    let (mut mounts, from_cache) = match cache.and_then(|c| read_kept(c, key)) {
+        Some(kept) => (kept.mounts, true),
+        None => {
+            let walked = walk(rules, protection)?;
+            if let Some(cache) = cache {
+                let kept = Kept {
+                    key: key.to_owned(),
+                    dirs: walked.dirs,
+                    mounts: walked.mounts.clone(),
+                };
+                // A walk that cannot be kept is used all the same.
+                let _ = write_kept(cache, &kept);
+            }
+            (walked.mounts, false)
+        }
+    };
+    // Looked at again every time: a protected file outside the project may
+    // appear without any folder of the project changing.
+    beyond_the_walk(rules.root(), protection, &mut mounts);
+    if mounts.len() > MAX_MOUNTS {
+        return Err(SandboxError::TooManyMounts {
+            root: rules.root().to_path_buf(),
+            mounts: mounts.len(),
+        });
     }
-    let walked = walk(rules, protection)?;
-    if let Some(cache) = cache {
-        let kept = Kept {
-            key: key.to_owned(),
-            dirs: walked.dirs,
-            mounts: walked.mounts.clone(),
-        };
-        // A walk that cannot be kept is used all the same.
-        let _ = write_kept(cache, &kept);
+    Ok((mounts, from_cache))
+}
+
+/// The protected and hidden paths the walk does not find (outside the
+/// project, or in a folder it does not enter such as `.git`), when they
+/// exist and are not already covered.
+fn beyond_the_walk(root: &Path, protection: &Protection, mounts: &mut Mounts) {
+    let covered = |mounts: &Mounts, path: &Path| {
+        mounts
+            .hidden_dirs
+            .iter()
+            .chain(&mounts.read_only)
+            .any(|m| path.starts_with(m))
+            || mounts.hidden_files.iter().any(|m| m == path)
+    };
+    for path in &protection.paths {
+        let walked = path.starts_with(root) && !path.components().any(|c| c.as_os_str() == ".git");
+        if !walked && std::fs::symlink_metadata(path).is_ok() && !covered(mounts, path) {
+            mounts.read_only.push(path.clone());
+        }
     }
-    Ok((walked.mounts, false))
+    for path in &protection.hidden {
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_dir() => mounts.hidden_dirs.push(path.clone()),
+            Ok(meta) if !meta.is_symlink() && !covered(mounts, path) => {
+                mounts.hidden_files.push(path.clone());
+            }
+            _ => {}
+        }
+    }
+    mounts.read_only.sort();
+    mounts.read_only.dedup();
+    // A path inside another read-only one needs no mount of its own.
+    let all = mounts.read_only.clone();
+    mounts.read_only.retain(|path| {
+        !all.iter()
+            .any(|other| other != path && path.starts_with(other))
+    });
 }
 
 fn read_kept(cache: &Path, key: &str) -> Option<Kept> {
@@ -216,20 +270,7 @@ fn walk(rules: &Rules, protection: &Protection) -> Result<Walked, SandboxError> 
     if !hidden_inodes.is_empty() {
         other_names(&root, &hidden_inodes, &mut mounts);
     }
-    home_excludes(rules, &mut mounts);
-    for path in &protection.paths {
-        if !path.starts_with(&root) && std::fs::symlink_metadata(path).is_ok() {
-            mounts.read_only.push(path.clone());
-        }
-    }
-    mounts.read_only.sort();
-    mounts.read_only.dedup();
-    if mounts.len() > MAX_MOUNTS {
-        return Err(SandboxError::TooManyMounts {
-            root,
-            mounts: mounts.len(),
-        });
-    }
+    home_excludes(rules, &mut mounts, &mut dirs);
     Ok(Walked { dirs, mounts })
 }
 
@@ -286,7 +327,9 @@ fn other_names(root: &Path, inodes: &HashSet<(u64, u64)>, mounts: &mut Mounts) {
 /// exists; a pattern is matched against the folder it starts in (its
 /// first component with a glob character ends the walk's fixed part),
 /// at most two levels below it.
-fn home_excludes(rules: &Rules, mounts: &mut Mounts) {
+/// The folders looked into are kept with the walk (a file created there
+/// later invalidates it).
+fn home_excludes(rules: &Rules, mounts: &mut Mounts, dirs: &mut Vec<(PathBuf, i128)>) {
     let (Some(home), entries) = rules.home_excludes() else {
         return;
     };
@@ -296,6 +339,12 @@ fn home_excludes(rules: &Rules, mounts: &mut Mounts) {
         let glob = text.contains(['*', '?', '[', '{']);
         if !glob {
             let path = home.join(text);
+            // Its folder is kept with the walk: the file may appear later.
+            if let Some(parent) = path.parent()
+                && let Ok(meta) = std::fs::symlink_metadata(parent)
+            {
+                dirs.push((parent.to_path_buf(), mtime_ns(&meta)));
+            }
             match std::fs::symlink_metadata(&path) {
                 Ok(meta) if meta.is_dir() => mounts.hidden_dirs.push(path),
                 Ok(meta) if meta.is_file() => mounts.hidden_files.push(path),
@@ -316,6 +365,9 @@ fn home_excludes(rules: &Rules, mounts: &mut Mounts) {
     for base in by_base.into_keys() {
         let mut stack = vec![(base, 0)];
         while let Some((dir, depth)) = stack.pop() {
+            if let Ok(meta) = std::fs::symlink_metadata(&dir) {
+                dirs.push((dir.clone(), mtime_ns(&meta)));
+            }
             for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
                 let path = entry.path();
                 let Ok(kind) = entry.file_type() else {

@@ -178,7 +178,13 @@ impl Guard<'_> {
         if access == Access::Write {
             let destructive = crate::protect::DESTRUCTIVE.contains(&target.by.as_str());
             let reason =
-                crate::protect::why_protected(self.host, self.rules, absolute, destructive);
+                crate::protect::why_protected(self.host, self.rules, absolute, destructive)
+                    .or_else(|| {
+                        // In a sandboxed session what runs outside it stays as it is.
+                        self.sandboxed
+                            .then(|| crate::escape::why_escape(self.host, self.rules, absolute))
+                            .flatten()
+                    });
             if let Some(reason) = reason {
                 notes.push(format!("file {}: {reason}", target.path));
                 return Some(Verdict::Deny(protection_reminder(&target.path, &reason)));

@@ -1,0 +1,183 @@
+//! What a sandboxed command could use to get code run outside the sandbox
+//! later in the session, so the sandbox keeps it read-only or out of reach:
+//! a masked file is safe only while nothing unmasked runs what the
+//! command left behind.
+//!
+//! - **Run by git**, which the agents and the user's prompt run outside:
+//!   the project's `.git/config` (`core.fsmonitor`, `core.pager`, aliases)
+//!   and `.git/hooks`, the user's `~/.gitconfig` and `~/.config/git`.
+//! - **Run by a shell** that starts outside: the user's startup files
+//!   (`~/.bashrc`, `~/.profile`, `~/.zshrc`, ...), `~/.ssh` (`ProxyCommand`
+//!   runs when git pushes).
+//! - **Found on `PATH`**: every folder of the agent's `PATH` this user may
+//!   write, outside the project (`~/.local/bin`, `~/.cargo/bin`): a `git`
+//!   or `rg` left there runs the next time the agent or a hook calls it.
+//! - **Daemons that run commands on request** (hidden, not read-only): the
+//!   user's systemd and D-Bus sockets (`systemd-run --user`), Docker's and
+//!   Podman's, the system bus, tmux's and screen's (which type into the
+//!   user's terminals).
+//!
+//! A file of these that does not exist yet is not covered (the sandbox
+//! cannot bind what is not there): docs/SECURITY.md names the gap.
+
+use std::path::{Path, PathBuf};
+
+use agentctx_rules::Rules;
+
+use crate::Host;
+
+/// The shell startup files, git's and ssh's user configuration, relative
+/// to the home folder.
+const HOME_ENTRIES: [&str; 17] = [
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".bash_aliases",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".zlogout",
+    ".config/fish",
+    ".config/environment.d",
+    ".gitconfig",
+    ".config/git",
+    ".ssh",
+    ".config/systemd",
+];
+
+/// The paths kept read-only in the sandbox because something outside it
+/// runs them: the project's git configuration and hooks, the user's
+/// startup and git files, and the folders of `PATH` this user may write
+/// outside the project. Only those that exist.
+pub(crate) fn read_only(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
+    let root = rules.root();
+    let mut paths = git_dirs(root)
+        .into_iter()
+        .flat_map(|git| [git.join("config"), git.join("hooks")])
+        .collect::<Vec<_>>();
+    if let Some(home) = host.home() {
+        paths.extend(HOME_ENTRIES.iter().map(|entry| home.join(entry)));
+    }
+    for dir in host
+        .env
+        .get("PATH")
+        .map(|p| std::env::split_paths(p).collect::<Vec<_>>())
+        .unwrap_or_default()
+    {
+        // A relative entry is the command's own folder: inside the project.
+        let writable = rustix::fs::access(&dir, rustix::fs::Access::WRITE_OK).is_ok();
+        if dir.is_absolute() && writable {
+            let real = std::fs::canonicalize(&dir).unwrap_or(dir);
+            if !real.starts_with(root) {
+                paths.push(real);
+            }
+        }
+    }
+    paths.retain(|p| std::fs::symlink_metadata(p).is_ok());
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// The sockets (and folders of them) of programs that run a command for
+/// whoever connects, outside any sandbox.
+pub(crate) fn hidden(host: &Host<'_>) -> Vec<PathBuf> {
+    let uid = rustix::process::getuid().as_raw();
+    let runtime = host
+        .env
+        .get("XDG_RUNTIME_DIR")
+        .filter(|d| Path::new(d).is_absolute())
+        .map_or_else(|| PathBuf::from(format!("/run/user/{uid}")), PathBuf::from);
+    let tmux_dir = host
+        .env
+        .get("TMUX_TMPDIR")
+        .filter(|d| Path::new(d).is_absolute())
+        .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from)
+        .join(format!("tmux-{uid}"));
+    let mut paths = vec![
+        runtime.join("bus"),
+        runtime.join("systemd"),
+        runtime.join("docker.sock"),
+        runtime.join("podman"),
+        tmux_dir,
+        PathBuf::from("/run/dbus/system_bus_socket"),
+        PathBuf::from("/run/systemd/private"),
+        PathBuf::from("/run/docker.sock"),
+        PathBuf::from("/run/containerd/containerd.sock"),
+        PathBuf::from("/run/podman/podman.sock"),
+    ];
+    // The sockets the agent's own environment names.
+    if let Some(tmux) = host.env.get("TMUX").and_then(|t| t.split(',').next()) {
+        paths.push(PathBuf::from(tmux));
+    }
+    if let Some(docker) = host
+        .env
+        .get("DOCKER_HOST")
+        .and_then(|d| d.strip_prefix("unix://"))
+    {
+        paths.push(PathBuf::from(docker));
+    }
+    if let Some(screen) = host.env.get("STY").and_then(|_| host.env.get("SCREENDIR")) {
+        paths.push(PathBuf::from(screen));
+    } else if let Some(user) = host.env.get("USER") {
+        paths.push(PathBuf::from(format!("/run/screen/S-{user}")));
+    }
+    paths
+        .into_iter()
+        .filter(|p| p.is_absolute())
+        // Where the socket really is (`/var/run` is a link to `/run`).
+        .filter_map(|p| std::fs::canonicalize(&p).ok())
+        .collect()
+}
+
+/// The git folders of the project: `.git` itself, or where a `.git` file
+/// points (a worktree, a submodule) and its common folder.
+fn git_dirs(root: &Path) -> Vec<PathBuf> {
+    let dot_git = root.join(".git");
+    let Ok(meta) = std::fs::symlink_metadata(&dot_git) else {
+        return Vec::new();
+    };
+    if meta.is_dir() {
+        return vec![dot_git];
+    }
+    let Ok(text) = std::fs::read_to_string(&dot_git) else {
+        return Vec::new();
+    };
+    let Some(target) = text.lines().find_map(|l| l.strip_prefix("gitdir:")) else {
+        return Vec::new();
+    };
+    let git = root.join(target.trim());
+    let mut dirs = vec![git.clone()];
+    if let Ok(common) = std::fs::read_to_string(git.join("commondir")) {
+        dirs.push(git.join(common.trim()));
+    }
+    dirs.into_iter()
+        .filter_map(|d| std::fs::canonicalize(d).ok())
+        .collect()
+}
+
+/// Why a write to `path` is refused in a sandboxed session although no
+/// rule protects it: something outside the sandbox runs it.
+pub(crate) fn why_escape(host: &Host<'_>, rules: &Rules, path: &Path) -> Option<String> {
+    if !host.config.project_agent_rules.protect_config {
+        return None;
+    }
+    let target = crate::protect::real_or_lexical(path);
+    let home = host.home();
+    let git = git_dirs(rules.root());
+    let hit = read_only(host, rules)
+        .into_iter()
+        .chain(git.iter().flat_map(|g| [g.join("config"), g.join("hooks")]))
+        .chain(
+            home.iter()
+                .flat_map(|h| HOME_ENTRIES.iter().map(move |e| h.join(e))),
+        )
+        .find(|p| target.starts_with(p))?;
+    Some(format!(
+        "{} runs outside the sandbox (git, a shell or the agent itself reads it), so commands here may not change it",
+        hit.display()
+    ))
+}

@@ -1,0 +1,417 @@
+//! The first program in the sandbox (`agentctx-sandbox-init`): bubblewrap
+//! makes the namespaces, `/proc` and `/dev`, and hands this program every
+//! capability inside them; it makes the plan's masks and read-only binds
+//! itself, drops every capability, moves into the command's folder and
+//! becomes the command.
+//!
+//! Why not bubblewrap's own `--ro-bind`: bubblewrap reads the whole mount
+//! table again after each bind (about 0.25 ms per mask on our machine, and
+//! more the more mounts the system has); here a bind is two system calls
+//! and the table is read once. docs/BENCHMARKS.md has the figures.
+
+use std::convert::Infallible;
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+
+use rustix::fs::StatVfsMountFlags;
+use rustix::mount::{MountFlags, mount, mount_bind, mount_bind_recursive, mount_remount};
+use rustix::thread::{CapabilitySet, CapabilitySets};
+
+/// Why the sandbox could not be entered; the command has not run.
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    /// The arguments are not a plan.
+    #[error("bad arguments: {0}")]
+    Usage(String),
+    /// A mount failed.
+    #[error("cannot {what} {}: {source}", .path.display())]
+    Mount {
+        /// What was being done.
+        what: &'static str,
+        /// Where.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A capability could not be dropped.
+    #[error("cannot drop the sandbox's capabilities: {0}")]
+    Capabilities(#[source] std::io::Error),
+    /// The command's folder cannot be entered (it may be masked).
+    #[error("cannot enter {}: {source}", .path.display())]
+    Chdir {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The command cannot be started.
+    #[error("cannot run {}: {source}", .program.display())]
+    Exec {
+        /// The program.
+        program: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What the first program does, as its arguments carry it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InitPlan {
+    /// Bound read-only onto themselves (with what is mounted below them).
+    pub read_only: Vec<PathBuf>,
+    /// Covered by an empty folder nobody may open.
+    pub hidden_dirs: Vec<PathBuf>,
+    /// Covered by `denied`.
+    pub hidden_files: Vec<PathBuf>,
+    /// An empty file nobody may open.
+    pub denied: PathBuf,
+    /// The folder the command runs in (entered after the masks, so a
+    /// masked folder is not reachable as the working directory).
+    pub cwd: PathBuf,
+    /// `/dev` replaced by a fresh one holding only the harmless devices:
+    /// for root, who owns the disks' device files (bubblewrap's `--dev`
+    /// does the same, a millisecond slower).
+    pub fresh_dev: bool,
+    /// The command.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+}
+
+impl InitPlan {
+    /// The plan as arguments of `agentctx-sandbox-init`.
+    pub fn to_args(&self) -> Vec<OsString> {
+        let mut out = Vec::new();
+        let mut flag = |name: &str, path: &Path| {
+            out.push(OsString::from(name));
+            out.push(path.as_os_str().to_owned());
+        };
+        for path in &self.read_only {
+            flag("--ro", path);
+        }
+        for path in &self.hidden_dirs {
+            flag("--hide-dir", path);
+        }
+        for path in &self.hidden_files {
+            flag("--hide-file", path);
+        }
+        flag("--denied", &self.denied);
+        flag("--chdir", &self.cwd);
+        if self.fresh_dev {
+            out.push("--fresh-dev".into());
+        }
+        out.push("--".into());
+        out.push(self.program.clone());
+        out.extend(self.args.iter().cloned());
+        out
+    }
+
+    /// The plan from the arguments [`to_args`](Self::to_args) made.
+    ///
+    /// # Errors
+    /// [`InitError::Usage`] naming what is wrong.
+    pub fn from_args(args: impl IntoIterator<Item = OsString>) -> Result<Self, InitError> {
+        let mut plan = Self::default();
+        let mut args = args.into_iter();
+        let (mut denied, mut cwd) = (None, None);
+        loop {
+            let Some(flag) = args.next() else {
+                return Err(InitError::Usage("no `--` before the command".to_owned()));
+            };
+            if flag == "--" {
+                break;
+            }
+            if flag == "--fresh-dev" {
+                plan.fresh_dev = true;
+                continue;
+            }
+            let value = args
+                .next()
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .ok_or_else(|| {
+                    InitError::Usage(format!("{} needs an absolute path", flag.to_string_lossy()))
+                })?;
+            match flag.to_str() {
+                Some("--ro") => plan.read_only.push(value),
+                Some("--hide-dir") => plan.hidden_dirs.push(value),
+                Some("--hide-file") => plan.hidden_files.push(value),
+                Some("--denied") => denied = Some(value),
+                Some("--chdir") => cwd = Some(value),
+                _ => {
+                    return Err(InitError::Usage(format!(
+                        "unknown flag {}",
+                        flag.to_string_lossy()
+                    )));
+                }
+            }
+        }
+        plan.denied = denied.ok_or_else(|| InitError::Usage("no --denied".to_owned()))?;
+        plan.cwd = cwd.ok_or_else(|| InitError::Usage("no --chdir".to_owned()))?;
+        plan.program = args
+            .next()
+            .ok_or_else(|| InitError::Usage("no command".to_owned()))?;
+        plan.args = args.collect();
+        Ok(plan)
+    }
+}
+
+/// Makes the masks, drops every capability, enters the folder and becomes
+/// the command. Returns only on failure, before the command runs.
+///
+/// # Errors
+/// The first step that failed.
+pub fn enter(plan: &InitPlan) -> Result<Infallible, InitError> {
+    if plan.fresh_dev {
+        fresh_dev()?;
+    }
+    for path in &plan.read_only {
+        // With what is mounted below (a container's `/etc/resolv.conf`).
+        mount_bind_recursive(path, path).map_err(mount_error("bind", path))?;
+        remount_read_only(path)?;
+    }
+    if !plan.read_only.is_empty() {
+        for below in mounts_below(&plan.read_only) {
+            remount_read_only(&below)?;
+        }
+    }
+    // Masks after the read-only binds: an excluded path inside a protected
+    // folder stays unreadable.
+    for dir in &plan.hidden_dirs {
+        mount(
+            "tmpfs",
+            dir,
+            "tmpfs",
+            MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+            c"mode=0",
+        )
+        .map_err(mount_error("mask", dir))?;
+    }
+    for file in &plan.hidden_files {
+        mount_bind(&plan.denied, file).map_err(mount_error("mask", file))?;
+        remount_read_only(file)?;
+    }
+    drop_capabilities()?;
+    std::env::set_current_dir(&plan.cwd).map_err(|source| InitError::Chdir {
+        path: plan.cwd.clone(),
+        source,
+    })?;
+    let source = std::process::Command::new(&plan.program)
+        .args(&plan.args)
+        .exec();
+    Err(InitError::Exec {
+        program: PathBuf::from(&plan.program),
+        source,
+    })
+}
+
+/// A new `/dev`: `null`, `zero`, `full`, `random`, `urandom`, `tty`, a
+/// private `pts` and `shm`, the `fd` links; no disk.
+fn fresh_dev() -> Result<(), InitError> {
+    use rustix::fs::{FileType, Mode, makedev, mknodat};
+    let dev = Path::new("/dev");
+    mount(
+        "tmpfs",
+        dev,
+        "tmpfs",
+        MountFlags::NOSUID | MountFlags::NOEXEC,
+        c"mode=0755",
+    )
+    .map_err(mount_error("mount", dev))?;
+    let cwd = rustix::fs::CWD;
+    for (name, major, minor) in [
+        ("null", 1, 3),
+        ("zero", 1, 5),
+        ("full", 1, 7),
+        ("random", 1, 8),
+        ("urandom", 1, 9),
+        ("tty", 5, 0),
+    ] {
+        let path = dev.join(name);
+        mknodat(
+            cwd,
+            &path,
+            FileType::CharacterDevice,
+            Mode::from_raw_mode(0o666),
+            makedev(major, minor),
+        )
+        .map_err(mount_error("make", &path))?;
+        // The umask took bits off.
+        rustix::fs::chmod(&path, Mode::from_raw_mode(0o666)).map_err(mount_error("make", &path))?;
+    }
+    for (link, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+        ("ptmx", "pts/ptmx"),
+    ] {
+        let path = dev.join(link);
+        rustix::fs::symlink(target, &path).map_err(mount_error("make", &path))?;
+    }
+    let pts = dev.join("pts");
+    rustix::fs::mkdir(&pts, Mode::from_raw_mode(0o755)).map_err(mount_error("make", &pts))?;
+    mount(
+        "devpts",
+        &pts,
+        "devpts",
+        MountFlags::NOSUID | MountFlags::NOEXEC,
+        c"newinstance,ptmxmode=0666,mode=620",
+    )
+    .map_err(mount_error("mount", &pts))?;
+    let shm = dev.join("shm");
+    rustix::fs::mkdir(&shm, Mode::from_raw_mode(0o1777)).map_err(mount_error("make", &shm))?;
+    mount(
+        "tmpfs",
+        &shm,
+        "tmpfs",
+        MountFlags::NOSUID | MountFlags::NODEV,
+        c"mode=1777",
+    )
+    .map_err(mount_error("mount", &shm))?;
+    Ok(())
+}
+
+fn mount_error(what: &'static str, path: &Path) -> impl FnOnce(rustix::io::Errno) -> InitError {
+    let path = path.to_path_buf();
+    move |errno| InitError::Mount {
+        what,
+        path,
+        source: errno.into(),
+    }
+}
+
+/// Remounts the bind at `path` read-only, keeping the flags it has (in a
+/// user namespace the kernel refuses to clear `nosuid`, `nodev`...).
+fn remount_read_only(path: &Path) -> Result<(), InitError> {
+    let now = rustix::fs::statvfs(path).map_err(mount_error("inspect", path))?;
+    let mut flags = MountFlags::BIND | MountFlags::RDONLY;
+    for (has, keep) in [
+        (StatVfsMountFlags::NOSUID, MountFlags::NOSUID),
+        (StatVfsMountFlags::NODEV, MountFlags::NODEV),
+        (StatVfsMountFlags::NOEXEC, MountFlags::NOEXEC),
+        (StatVfsMountFlags::NOATIME, MountFlags::NOATIME),
+        (StatVfsMountFlags::NODIRATIME, MountFlags::NODIRATIME),
+        (StatVfsMountFlags::RELATIME, MountFlags::RELATIME),
+    ] {
+        if now.f_flag.contains(has) {
+            flags |= keep;
+        }
+    }
+    mount_remount(path, flags, "").map_err(mount_error("make read-only", path))
+}
+
+/// The mount points strictly below any of `tops`, from one reading of the
+/// mount table.
+fn mounts_below(tops: &[PathBuf]) -> Vec<PathBuf> {
+    let Ok(table) = std::fs::read_to_string("/proc/self/mountinfo") else {
+        return Vec::new();
+    };
+    let mut below: Vec<PathBuf> = table
+        .lines()
+        .filter_map(|line| line.split(' ').nth(4))
+        .map(|field| PathBuf::from(unescape(field)))
+        .filter(|point| tops.iter().any(|t| point != t && point.starts_with(t)))
+        .collect();
+    below.sort();
+    below.dedup();
+    below
+}
+
+/// A mount table field: space, tab, newline and backslash are written as
+/// octal escapes (`\040`).
+fn unescape(field: &str) -> String {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let octal = bytes.get(i + 1..i + 4).and_then(|d| {
+            std::str::from_utf8(d)
+                .ok()
+                .and_then(|d| u8::from_str_radix(d, 8).ok())
+        });
+        match (bytes[i], octal) {
+            (b'\\', Some(byte)) => {
+                out.push(byte);
+                i += 4;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// No capability left in any set, the bounding set included, and no way
+/// to gain one through a set-user-ID program.
+fn drop_capabilities() -> Result<(), InitError> {
+    for capability in CapabilitySet::all().iter() {
+        match rustix::thread::remove_capability_from_bounding_set(capability) {
+            // A capability this kernel does not know.
+            Ok(()) | Err(rustix::io::Errno::INVAL) => {}
+            Err(e) => return Err(InitError::Capabilities(e.into())),
+        }
+    }
+    let none = CapabilitySets {
+        effective: CapabilitySet::empty(),
+        permitted: CapabilitySet::empty(),
+        inheritable: CapabilitySet::empty(),
+    };
+    rustix::thread::set_capabilities(None, none).map_err(|e| InitError::Capabilities(e.into()))?;
+    rustix::thread::set_no_new_privs(true).map_err(|e| InitError::Capabilities(e.into()))?;
+    let left = rustix::thread::capabilities(None).map_err(|e| InitError::Capabilities(e.into()))?;
+    if !left.permitted.is_empty() || !left.effective.is_empty() {
+        return Err(InitError::Capabilities(std::io::Error::other(
+            "capabilities remain after dropping them",
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plan_survives_its_arguments() {
+        let plan = InitPlan {
+            read_only: vec!["/a b".into(), "/c".into()],
+            hidden_dirs: vec!["/p/secrets".into()],
+            hidden_files: vec!["/p/k.pem".into()],
+            denied: "/s/denied".into(),
+            cwd: "/p".into(),
+            fresh_dev: true,
+            program: "/bin/bash".into(),
+            args: vec!["-c".into(), "--ro x".into()],
+        };
+        assert_eq!(InitPlan::from_args(plan.to_args()).ok(), Some(plan));
+    }
+
+    #[test]
+    fn arguments_that_are_not_a_plan_are_refused() {
+        let args = |list: &[&str]| list.iter().map(OsString::from).collect::<Vec<_>>();
+        for bad in [
+            args(&[
+                "--ro", "relative", "--denied", "/d", "--chdir", "/", "--", "x",
+            ]),
+            args(&["--denied", "/d", "--chdir", "/", "x"]),
+            args(&["--chdir", "/", "--", "x"]),
+            args(&["--denied", "/d", "--chdir", "/", "--"]),
+            args(&["--what", "/x", "--denied", "/d", "--chdir", "/", "--", "x"]),
+        ] {
+            assert!(matches!(InitPlan::from_args(bad), Err(InitError::Usage(_))));
+        }
+    }
+
+    #[test]
+    fn mount_table_escapes_are_read() {
+        assert_eq!(unescape(r"/a\040b\134c"), r"/a b\c");
+        assert_eq!(unescape(r"/trailing\04"), r"/trailing\04");
+    }
+}
