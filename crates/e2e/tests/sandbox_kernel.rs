@@ -306,3 +306,32 @@ fn without_its_first_program_bubblewrap_makes_the_same_masks() {
     let run = exec_with(&s, &agentctx, &s.root, &[], "cat README.md");
     assert_eq!(run.stdout, "README-BODY\n", "{}", run.stderr);
 }
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn the_first_program_run_by_hand_changes_no_mount() {
+    let s = project();
+    let init = agentctx_e2e::agentctx_bin().with_file_name("agentctx-sandbox-init");
+    let mounts = || std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    let before = mounts();
+    let out = std::process::Command::new(&init)
+        .arg("--ro")
+        .arg(&s.root)
+        .arg("--hide-dir")
+        .arg(s.root.join("secrets"))
+        .arg("--denied")
+        .arg("/dev/null")
+        .arg("--chdir")
+        .arg(&s.root)
+        .args(["--", "/bin/cat", "secrets/key.txt"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(126));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(SECRET));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("first program"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(mounts(), before);
+}

@@ -24,6 +24,9 @@ pub enum InitError {
     /// The arguments are not a plan.
     #[error("bad arguments: {0}")]
     Usage(String),
+    /// Not started as the first program of a fresh PID namespace.
+    #[error("runs only as the first program in agentctx's sandbox (agentctx exec starts it)")]
+    NotFirst,
     /// A mount failed.
     #[error("cannot {what} {}: {source}", .path.display())]
     Mount {
@@ -166,6 +169,14 @@ impl InitPlan {
 /// # Errors
 /// The first step that failed.
 pub fn enter(plan: &InitPlan) -> Result<Infallible, InitError> {
+    // Only as the first program of a fresh PID namespace (bubblewrap's
+    // pid 1 starts it as pid 2): run by hand on the machine, the masks
+    // would change the machine's mounts. A mount namespace of its own
+    // would not do: pid 1 would keep the tree without masks, readable
+    // through `/proc/1/root`.
+    if rustix::process::getpid().as_raw_nonzero().get() != 2 {
+        return Err(InitError::NotFirst);
+    }
     if plan.fresh_dev {
         fresh_dev()?;
     }
