@@ -74,11 +74,12 @@ fn json_has_the_documented_fields_and_counts_tokens() {
     assert_eq!(report.files_total, 5);
     assert!(report.tokens.unwrap() > 10);
     assert!(report.generated.is_none());
-    // src/deep/er/x.rs: `deep/er/` is one line and one level, so x.rs is
-    // at depth 3, within the default.
-    assert!(!report.partial, "{report:?}");
+    // src/deep/er/x.rs: `deep/er/` is one line, but two levels: x.rs is
+    // at depth 4, below the default of 3 (`tree -L 3`).
+    assert!(report.partial, "{report:?}");
+    assert_eq!(report.partial_reasons, ["max_depth 3"]);
     assert!(
-        report.text.contains("  deep/er/\n    x.rs\n"),
+        report.text.contains("  deep/er/ (1 file)\n"),
         "{}",
         report.text
     );

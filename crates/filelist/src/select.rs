@@ -1,18 +1,23 @@
 //! Which entries a listing shows: best first, by one ranking.
 //!
-//! [`Order`] ranks every entry down to `max_depth` once: an entry's tier is
-//! its distance from the root plus its class's cost (High 0, Normal 1, Low
-//! 5), where a level costs 2, or 1 inside a High directory (a package or a
-//! source root: the code is what an agent looks for). So a High entry
-//! comes before a Normal one at the same depth, a Low one after Normal
-//! entries two levels deeper, and a parent always before its children. Ties go round-robin across directories (an entry's rank
+//! [`Order`] ranks every entry down to `max_depth` once. A directory names
+//! all its children before any of its grandchildren: a directory's
+//! children are ranked only once every one of its siblings has been, so
+//! every top-level entry comes before anything at depth two, and a
+//! directory cut short is still named, with its counts. Among the entries
+//! waiting, an entry's tier is its distance from the root plus its class's
+//! cost (High 0, Normal 1, Low 5), where a level costs 2, or 1 inside a
+//! High directory (a package or a source root: the code is what an agent
+//! looks for). Ties go round-robin across directories (an entry's rank
 //! among its siblings), then to display order. A listing of N entries is
 //! the first N of the order ([`Order::select`]), so the entry limit and the
 //! token budget cut by the same ranking, and a budget search costs one
 //! ranking and a cheap selection per attempt.
 //!
 //! A chain of single-child directories is one line (`src/main/java/`) and
-//! one level: its links are shown with their head and cost nothing.
+//! one entry, but each of its links is a level: `max_depth` means what it
+//! means to `tree -L` and `fd --max-depth` (a chain is cut at it and ends
+//! in a summary).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -150,46 +155,60 @@ impl Order {
             order.units[dir] = Some(dir_units);
         };
         enqueue(&mut order, &mut heap, &mut waiting, ROOT, 1, STEP);
+        // Per directory: its units not ranked yet, and its subdirectories
+        // whose children wait until every unit of it is ranked (a
+        // directory names all its children before any grandchild).
+        let mut remaining = vec![0usize; n];
+        remaining[ROOT] = order.units[ROOT].as_ref().map_or(0, Vec::len);
+        let mut deferred: Vec<Vec<(usize, usize, usize)>> = vec![Vec::new(); n];
         while let Some(Reverse((_, _, index))) = heap.pop() {
             let Waiting { pick, depth, base } = waiting[index].clone();
+            let parent = pick.dir;
             let head = match pick.unit {
                 Unit::Node(id) if tree.nodes[id].is_dir && !tree.nodes[id].submodule => Some(id),
                 _ => None,
             };
             order.picks.push(pick);
             order.counted += 1;
-            let Some(mut last) = head else { continue };
-            // The chain's links come with their head.
-            while let [only] = tree.nodes[last].children[..] {
-                if !tree.nodes[only].is_dir || tree.nodes[only].submodule {
-                    break;
+            remaining[parent] -= 1;
+            if let Some(mut last) = head {
+                // The chain's links come with their head, each a level
+                // deeper: a chain stops at `max_depth` like any path.
+                let mut last_depth = depth;
+                while let [only] = tree.nodes[last].children[..] {
+                    if !tree.nodes[only].is_dir
+                        || tree.nodes[only].submodule
+                        || last_depth >= max_depth
+                    {
+                        break;
+                    }
+                    order.units[last] = Some(vec![Unit::Node(only)]);
+                    order.picks.push(Pick {
+                        dir: last,
+                        pos: 0,
+                        unit: Unit::Node(only),
+                        counted: false,
+                    });
+                    last = only;
+                    last_depth += 1;
                 }
-                order.units[last] = Some(vec![Unit::Node(only)]);
-                order.picks.push(Pick {
-                    dir: last,
-                    pos: 0,
-                    unit: Unit::Node(only),
-                    counted: false,
-                });
-                last = only;
+                if last_depth < max_depth {
+                    // Inside a package or source directory, a level costs half.
+                    let step = if classes[last] == Class::High {
+                        STEP / 2
+                    } else {
+                        STEP
+                    };
+                    deferred[parent].push((last, last_depth + 1, base + step));
+                } else if !tree.nodes[last].children.is_empty() {
+                    order.capped[last] = true;
+                }
             }
-            if depth < max_depth {
-                // Inside a package or source directory, a level costs half.
-                let step = if classes[last] == Class::High {
-                    STEP / 2
-                } else {
-                    STEP
-                };
-                enqueue(
-                    &mut order,
-                    &mut heap,
-                    &mut waiting,
-                    last,
-                    depth + 1,
-                    base + step,
-                );
-            } else if !tree.nodes[last].children.is_empty() {
-                order.capped[last] = true;
+            if remaining[parent] == 0 {
+                for (dir, depth, base) in std::mem::take(&mut deferred[parent]) {
+                    enqueue(&mut order, &mut heap, &mut waiting, dir, depth, base);
+                    remaining[dir] = order.units[dir].as_ref().map_or(0, Vec::len);
+                }
             }
         }
         order
@@ -233,6 +252,7 @@ impl Order {
             let mut hidden = tree.nodes[dir].children.iter().filter(|&&c| !shown[c]);
             if let (Some(&only), None) = (hidden.next(), hidden.next())
                 && !tree.nodes[only].is_dir
+                && !self.capped[dir]
             {
                 let own;
                 let dir_units = match &self.units[dir] {

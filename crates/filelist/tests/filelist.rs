@@ -233,10 +233,11 @@ fn sizes_and_dates_follow_names() {
 fn header_names_the_root_and_the_time_and_no_timestamp_leaves_it_out() {
     let root = fixture("deep-chain");
     let l = list(&root, FileListFormat::Tree, |o| {
-        o.generated = Some(1_795_255_200)
+        o.generated = Some(1_795_255_200);
+        o.max_depth = Some(10);
     });
     assert!(l.text.starts_with("<project_files root=\"deep-chain\" format=\"tree\" generated=\"2026-11-21T10:00:00Z\">\n"), "{}", l.text);
-    let l = list(&root, FileListFormat::Tree, |_| {});
+    let l = list(&root, FileListFormat::Tree, |o| o.max_depth = Some(10));
     assert!(
         l.text
             .starts_with("<project_files root=\"deep-chain\" format=\"tree\">\n")
@@ -266,19 +267,24 @@ fn output_is_deterministic() {
 #[test]
 fn max_depth_cut_is_summarised_and_reported() {
     let root = fixture("deep-chain");
-    let l = list(&root, FileListFormat::Tree, |o| o.max_depth = Some(2));
-    // The chain `main/java/com/acme/app/` is one level: its contents are
-    // what depth 2 cuts, counted on its own line.
+    let l = list(&root, FileListFormat::Tree, |o| o.max_depth = Some(6));
+    // `src/main/java/com/acme/app/` is six levels on one line: what lies
+    // below it is what depth 6 cuts, counted on the chain's line.
     assert!(
         l.text
             .contains("\n  main/java/com/acme/app/ (2 files, 1 dir)\n"),
         "{}",
         l.text
     );
-    // A directory that would hide one file shows it.
+    // Even a single file below the limit stays hidden (`tree -L 6`).
     assert!(
+        l.text.contains("\n  test/java/com/acme/app/ (1 file)\n"),
+        "{}",
         l.text
-            .contains("  test/java/com/acme/app/\n    AppTest.java\n"),
+    );
+    let l = list(&root, FileListFormat::Tree, |o| o.max_depth = Some(2));
+    assert!(
+        l.text.contains("\n  main/ (2 files, 5 dirs)\n"),
         "{}",
         l.text
     );

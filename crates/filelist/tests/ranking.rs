@@ -268,3 +268,240 @@ fn a_remote_listing_drops_what_lies_below_an_excluded_directory() {
         assert!(text.contains(kept), "{kept}:\n{text}");
     }
 }
+
+/// fastapi's shape (3,139 files): `docs/` holds most of the tree in many
+/// languages, `docs_src/` many small examples, `tests/` hundreds of files.
+fn fastapi_shape() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let mut files: Vec<String> = Vec::new();
+    for lang in [
+        "en", "de", "es", "fr", "ja", "ko", "pt", "ru", "tr", "uk", "zh",
+    ] {
+        for i in 0..170 {
+            files.push(format!("docs/{lang}/docs/tutorial/page_{i}.md"));
+        }
+    }
+    for i in 0..95 {
+        for f in ["tutorial001.py", "tutorial002.py"] {
+            files.push(format!("docs_src/example_{i}/{f}"));
+        }
+    }
+    for i in 0..318 {
+        files.push(format!("tests/test_case_{}.py", i * 7919 % 10007));
+    }
+    for m in ["applications", "routing", "params", "encoders", "responses"] {
+        files.push(format!("fastapi/{m}.py"));
+    }
+    files.extend(
+        [
+            "README.md",
+            "pyproject.toml",
+            "LICENSE",
+            "scripts/test.sh",
+            ".github/workflows/test.yml",
+        ]
+        .map(String::from),
+    );
+    write(root.path(), &files);
+    root
+}
+
+/// A generated tree with 17 top-level entries, the big ones Low.
+fn seventeen_top_level() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let mut files: Vec<String> = Vec::new();
+    for dir in [
+        "assets", "docs", "fixtures", ".vscode", "src", "tests", "lib", "bin",
+    ] {
+        for i in 0..60 {
+            files.push(format!("{dir}/sub_{}/file_{i}.txt", i % 6));
+        }
+    }
+    files.extend(
+        [
+            "README.md",
+            "Cargo.toml",
+            "LICENSE",
+            "Makefile",
+            ".gitignore",
+            "build.rs",
+            "CHANGELOG.md",
+            "CONTRIBUTING.md",
+            "rustfmt.toml",
+        ]
+        .map(String::from),
+    );
+    write(root.path(), &files);
+    root
+}
+
+/// The names at the top of a tree listing (lines without indent).
+fn top_names(l: &FileListReport) -> Vec<String> {
+    lines(l)
+        .iter()
+        .skip(1)
+        .filter(|line| !line.starts_with(' ') && !line.starts_with('(') && !line.starts_with('<'))
+        .map(|line| line.split(['/', ' ']).next().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn every_top_level_entry_is_named_before_anything_at_depth_two() {
+    for (root, names) in [
+        (
+            fastapi_shape(),
+            &[
+                "docs",
+                "docs_src",
+                "tests",
+                "fastapi",
+                "README.md",
+                "pyproject.toml",
+                "LICENSE",
+                "scripts",
+                ".github",
+            ][..],
+        ),
+        (
+            seventeen_top_level(),
+            &[
+                "assets",
+                "docs",
+                "fixtures",
+                ".vscode",
+                "src",
+                "tests",
+                "lib",
+                "bin",
+                "README.md",
+                "Cargo.toml",
+                "LICENSE",
+                "Makefile",
+                ".gitignore",
+                "build.rs",
+                "CHANGELOG.md",
+                "CONTRIBUTING.md",
+                "rustfmt.toml",
+            ][..],
+        ),
+    ] {
+        for l in [
+            list(root.path(), |_| {}),
+            list(root.path(), |o| o.token_budget = Some(400)),
+            list(root.path(), |o| o.max_files = Some(30)),
+        ] {
+            let top = top_names(&l);
+            for name in names {
+                assert!(
+                    top.iter().any(|t| t == name),
+                    "{name} not named:\n{}",
+                    l.text
+                );
+            }
+            assert!(
+                !l.text.contains("\n... ("),
+                "nothing at the top is folded:\n{}",
+                l.text
+            );
+        }
+    }
+}
+
+#[test]
+fn a_directory_cut_short_names_its_counts() {
+    let root = fastapi_shape();
+    let l = list(root.path(), |o| o.token_budget = Some(400));
+    assert!(
+        lines(&l)
+            .iter()
+            .any(|line| line.starts_with("docs/ (1870 files")),
+        "{}",
+        l.text
+    );
+}
+
+#[test]
+fn each_shown_directory_names_its_children_before_its_grandchildren() {
+    let root = tempfile::tempdir().unwrap();
+    let mut files: Vec<String> = Vec::new();
+    // Low files beside High packages: the packages' contents rank before
+    // them, and still wait until every child of pkg/ is named.
+    for i in 0..40u64 {
+        files.push(format!("pkg/{:08x}.bin", i.wrapping_mul(0x9e37_79b9)));
+    }
+    for d in 0..5 {
+        files.push(format!("pkg/sub_{d}/__init__.py"));
+        for i in 0..10 {
+            files.push(format!("pkg/sub_{d}/inner_{i}.py"));
+        }
+    }
+    files.push("README.md".to_owned());
+    write(root.path(), &files);
+    for max_files in [10, 30, 47, 60, 80] {
+        let l = list(root.path(), |o| {
+            o.max_files = Some(max_files);
+            o.group = false;
+            o.format = FileListFormat::Flat;
+        });
+        // The paths shown below pkg/ (a line's first word), no summaries.
+        let shown: Vec<&str> = lines(&l)
+            .into_iter()
+            .map(|x| x.split(' ').next().unwrap())
+            .filter(|x| x.starts_with("pkg/") && *x != "pkg/" && !x.contains("..."))
+            .collect();
+        let grandchild = shown
+            .iter()
+            .any(|x| x.starts_with("pkg/sub_") && !x.ends_with('/'));
+        let children = shown
+            .iter()
+            .filter(|x| x.trim_end_matches('/').matches('/').count() == 1)
+            .count();
+        if grandchild {
+            assert_eq!(
+                children, 45,
+                "{shown:?} max_files {max_files}: a grandchild before every child\n{}",
+                l.text
+            );
+        }
+    }
+}
+
+#[test]
+fn a_depth_limit_counts_every_level_of_a_chain() {
+    let root = tempfile::tempdir().unwrap();
+    write(
+        root.path(),
+        &[
+            "deep/a/b/c/d/e/f/g/h/i/j/k/leaf.txt".to_owned(),
+            "top/one.txt".to_owned(),
+            "README.md".to_owned(),
+        ],
+    );
+    let l = list(root.path(), |o| o.max_depth = Some(3));
+    assert!(!l.text.contains("leaf.txt"), "{}", l.text);
+    assert!(
+        l.text.contains("\ndeep/a/b/ (1 file, 9 dirs)\n"),
+        "{}",
+        l.text
+    );
+    for format in [FileListFormat::Flat, FileListFormat::Tree] {
+        for depth in 1..15 {
+            let l = list(root.path(), |o| {
+                o.max_depth = Some(depth);
+                o.format = FileListFormat::Flat;
+                let _ = format;
+            });
+            for line in lines(&l).iter().skip(1) {
+                if line.starts_with('(') || line.starts_with('<') {
+                    continue;
+                }
+                let path = line.split(' ').next().unwrap().trim_end_matches('/');
+                assert!(
+                    path.split('/').count() <= depth,
+                    "max_depth {depth}: {line}\n{}",
+                    l.text
+                );
+            }
+        }
+    }
+}
