@@ -140,7 +140,14 @@ impl AgentRun {
 impl Sandbox {
     /// A new sandbox with an empty git repository as the project.
     pub fn new() -> Self {
-        let dir = tempfile::tempdir().expect("temp dir");
+        Self::new_in(&std::env::temp_dir())
+    }
+
+    /// A sandbox in `parent` (a home outside the temporary folders, which
+    /// agentctx's sandbox leaves writable).
+    pub fn new_in(parent: &Path) -> Self {
+        std::fs::create_dir_all(parent).expect("parent of the sandbox");
+        let dir = tempfile::tempdir_in(parent).expect("temp dir");
         let base = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
         let home = base.join("home");
         let root = base.join("repo");

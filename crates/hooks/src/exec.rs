@@ -311,8 +311,35 @@ fn plan_for(
             .extend(crate::escape::read_only(host, rules));
         protection.hidden = crate::escape::hidden(host);
     }
+    if shell {
+        // What a command may write: the project, the temporary folders and
+        // the configured caches; the rest is read-only, whatever runs
+        // there later (docs/SECURITY.md).
+        protection.writable = writable(host, rules);
+    }
     let (state, key) = kept.map_or((None, ""), |(s, k)| (Some(s), k));
     Ok(Plan::build(rules, &protection, state, key)?)
+}
+
+/// The folders a sandboxed command may write: the project, the temporary
+/// folders and `project_agent_rules.sandbox_writable` (`~/` expanded).
+fn writable(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
+    let home = host.home();
+    let mut folders = vec![
+        rules.root().to_path_buf(),
+        PathBuf::from("/tmp"),
+        PathBuf::from("/var/tmp"),
+        // `$TMPDIR` of the agent, whose environment the command has.
+        std::env::temp_dir(),
+    ];
+    for entry in &host.config.project_agent_rules.sandbox_writable {
+        match (entry.strip_prefix("~/"), &home) {
+            (Some(rest), Some(home)) => folders.push(home.join(rest)),
+            (None, _) if Path::new(entry).is_absolute() => folders.push(PathBuf::from(entry)),
+            _ => {}
+        }
+    }
+    folders
 }
 
 /// Claude Code's and Codex's user folders.
@@ -368,6 +395,14 @@ pub fn codex_permissions(
             .any(|other| other != path && path.starts_with(other));
         if !inside_another {
             add(path, "read");
+        }
+    }
+    // The caches a command may write (the project and the temporary
+    // folders are named above).
+    for path in &plan.mounts.writable {
+        let named = path.starts_with(root) || path.starts_with("/tmp");
+        if !named && !path.starts_with(std::env::temp_dir()) {
+            add(path, "write");
         }
     }
     // Codex's sandbox makes an entry that does not exist as an empty file

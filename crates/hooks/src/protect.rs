@@ -55,7 +55,7 @@ pub(crate) fn protection(host: &Host<'_>, rules: &Rules) -> agentctx_sandbox::Pr
     agentctx_sandbox::Protection {
         names: PROTECTED_NAMES.iter().map(|n| (*n).to_owned()).collect(),
         paths: protected_paths(host, rules),
-        hidden: Vec::new(),
+        ..agentctx_sandbox::Protection::default()
     }
 }
 

@@ -64,6 +64,9 @@ pub enum InitError {
 /// What the first program does, as its arguments carry it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InitPlan {
+    /// Folders left writable; with any, every other mount is made
+    /// read-only (`/proc` and `/dev` aside).
+    pub writable: Vec<PathBuf>,
     /// Bound read-only onto themselves (with what is mounted below them).
     pub read_only: Vec<PathBuf>,
     /// Covered by an empty folder nobody may open.
@@ -93,6 +96,9 @@ impl InitPlan {
             out.push(OsString::from(name));
             out.push(path.as_os_str().to_owned());
         };
+        for path in &self.writable {
+            flag("--rw", path);
+        }
         for path in &self.read_only {
             flag("--ro", path);
         }
@@ -140,6 +146,7 @@ impl InitPlan {
                     InitError::Usage(format!("{} needs an absolute path", flag.to_string_lossy()))
                 })?;
             match flag.to_str() {
+                Some("--rw") => plan.writable.push(value),
                 Some("--ro") => plan.read_only.push(value),
                 Some("--hide-dir") => plan.hidden_dirs.push(value),
                 Some("--hide-file") => plan.hidden_files.push(value),
@@ -179,6 +186,12 @@ pub fn enter(plan: &InitPlan) -> Result<Infallible, InitError> {
     }
     if plan.fresh_dev {
         fresh_dev()?;
+    }
+    if !plan.writable.is_empty() {
+        for path in &plan.writable {
+            mount_bind_recursive(path, path).map_err(mount_error("bind", path))?;
+        }
+        read_only_but(&plan.writable)?;
     }
     for path in &plan.read_only {
         // With what is mounted below (a container's `/etc/resolv.conf`).
@@ -316,6 +329,40 @@ fn remount_read_only(path: &Path) -> Result<(), InitError> {
     mount_remount(path, flags, "").map_err(mount_error("make read-only", path))
 }
 
+/// Every mount read-only but the writable folders (and what is mounted
+/// below them), `/proc` and `/dev`, from one reading of the mount table.
+/// `/sys` is the kernel's: a mount of it that cannot be remounted here is
+/// left as it is (writing there needs capabilities the command does not
+/// have).
+fn read_only_but(writable: &[PathBuf]) -> Result<(), InitError> {
+    let table =
+        std::fs::read_to_string("/proc/self/mountinfo").map_err(|source| InitError::Mount {
+            what: "read the mount table of",
+            path: PathBuf::from("/"),
+            source,
+        })?;
+    let mut points: Vec<PathBuf> = table
+        .lines()
+        .filter_map(|line| line.split(' ').nth(4))
+        .map(|field| PathBuf::from(unescape(field)))
+        .filter(|point| {
+            !point.starts_with("/proc")
+                && !point.starts_with("/dev")
+                && !writable.iter().any(|w| point.starts_with(w))
+        })
+        .collect();
+    points.sort();
+    points.dedup();
+    for point in &points {
+        match remount_read_only(point) {
+            Ok(()) => {}
+            Err(_) if point.starts_with("/sys") => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
+}
+
 /// The mount points strictly below any of `tops`, from one reading of the
 /// mount table.
 fn mounts_below(tops: &[PathBuf]) -> Vec<PathBuf> {
@@ -392,6 +439,7 @@ mod tests {
     #[test]
     fn a_plan_survives_its_arguments() {
         let plan = InitPlan {
+            writable: vec!["/p".into(), "/tmp".into()],
             read_only: vec!["/a b".into(), "/c".into()],
             hidden_dirs: vec!["/p/secrets".into()],
             hidden_files: vec!["/p/k.pem".into()],

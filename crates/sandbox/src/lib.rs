@@ -7,7 +7,8 @@
 //! of the command line.
 //!
 //! On Linux the sandbox is bubblewrap (`bwrap`): a mount namespace in
-//! which the whole file system is bound as it is, excluded folders are
+//! which the whole file system is bound read-only but the writable
+//! folders ([`Protection::writable`]; none: writable as it is), excluded folders are
 //! covered by an empty folder nobody may open, excluded files by an empty
 //! file nobody may open, protected paths are bound read-only; a PID
 //! namespace with its own `/proc` (so `/proc/<pid>/root` of a process
@@ -197,7 +198,12 @@ impl Plan {
                 return Err(dir.clone());
             }
         }
-        for path in &self.mounts.read_only {
+        for path in self
+            .mounts
+            .read_only
+            .iter()
+            .chain(&self.mounts.read_only_outside)
+        {
             if access(path.as_path(), Access::WRITE_OK).is_ok() {
                 return Err(path.clone());
             }
@@ -336,8 +342,15 @@ impl Bwrap {
         args: &[&str],
     ) -> Result<Command, SandboxError> {
         let denied = denied_file(state)?;
+        let writable = &plan.mounts.writable;
         let mut command = Command::new(&self.path);
-        command.args(BASE_ARGS);
+        if writable.is_empty() || self.init.is_some() {
+            command.args(BASE_ARGS);
+        } else {
+            // Everything read-only (submounts too), then the writable
+            // folders bound over it.
+            command.args(["--ro-bind", "/", "/"]).args(&BASE_ARGS[3..]);
+        }
         // Root owns the disks' device files: it gets a fresh `/dev` of the
         // harmless ones (from the first program when there is one). Another
         // user's `/dev` gives nothing its permissions do not already.
@@ -358,7 +371,8 @@ impl Bwrap {
         // in it, where this user may replace them (found on `PATH` in a
         // folder of theirs).
         for own in std::iter::once(&self.path).chain(&self.init) {
-            let covered = read_only.iter().any(|p| own.starts_with(p));
+            let covered = read_only.iter().any(|p| own.starts_with(p))
+                || !(writable.is_empty() || writable.iter().any(|w| own.starts_with(w)));
             if !covered && rustix::fs::access(own, rustix::fs::Access::WRITE_OK).is_ok() {
                 read_only.push(own.clone());
             }
@@ -367,6 +381,7 @@ impl Bwrap {
             // Every capability inside the namespaces, for the first program
             // only: it makes the masks and drops them all.
             let plan = InitPlan {
+                writable: writable.clone(),
                 read_only,
                 hidden_dirs: plan.mounts.hidden_dirs.clone(),
                 hidden_files: plan.mounts.hidden_files.clone(),
@@ -383,6 +398,9 @@ impl Bwrap {
             return Ok(command);
         }
         command.args(["--cap-drop", "ALL"]);
+        for path in writable {
+            command.arg("--bind").arg(path).arg(path);
+        }
         for path in &read_only {
             command.arg("--ro-bind").arg(path).arg(path);
         }

@@ -28,6 +28,11 @@ pub struct Protection {
     /// Absolute paths made unreachable (when they exist): a socket or a
     /// folder of sockets is covered by something that cannot be opened.
     pub hidden: Vec<PathBuf>,
+    /// Absolute folders a command may write (when they exist): with any,
+    /// everything else is read-only, so nothing a command leaves behind
+    /// runs later outside the sandbox; none: everything but the protected
+    /// paths is writable.
+    pub writable: Vec<PathBuf>,
 }
 
 /// The mounts the sandbox makes, all absolute paths that exist.
@@ -37,14 +42,28 @@ pub struct Mounts {
     pub hidden_dirs: Vec<PathBuf>,
     /// Files made unreadable (an empty file nobody may open).
     pub hidden_files: Vec<PathBuf>,
-    /// Files and folders made read-only.
+    /// Files and folders made read-only (inside a writable folder: the
+    /// rest is read-only as a whole).
     pub read_only: Vec<PathBuf>,
+    /// Folders left writable when everything else is read-only (none:
+    /// everything but `read_only` is writable). Real paths, none inside
+    /// another.
+    #[serde(default)]
+    pub writable: Vec<PathBuf>,
+    /// Protected paths outside every writable folder: read-only with the
+    /// rest of the file system, without a mount of their own (what
+    /// `Plan::enforced_here` checks besides `read_only`).
+    #[serde(skip)]
+    pub read_only_outside: Vec<PathBuf>,
 }
 
 impl Mounts {
     /// How many mounts.
     pub fn len(&self) -> usize {
-        self.hidden_dirs.len() + self.hidden_files.len() + self.read_only.len()
+        self.hidden_dirs.len()
+            + self.hidden_files.len()
+            + self.read_only.len()
+            + self.writable.len()
     }
 
     /// Whether there is nothing to mount.
@@ -98,6 +117,15 @@ pub(crate) fn mounts(
     // Looked at again every time: a protected file outside the project may
     // appear without any folder of the project changing.
     beyond_the_walk(rules.root(), protection, &mut mounts);
+    mounts.writable = writable_folders(&protection.writable);
+    if !mounts.writable.is_empty() {
+        let writable = mounts.writable.clone();
+        let inside = |path: &Path| writable.iter().any(|w| path.starts_with(w));
+        let (keep, outside): (Vec<PathBuf>, Vec<PathBuf>) =
+            mounts.read_only.drain(..).partition(|p| inside(p));
+        mounts.read_only = keep;
+        mounts.read_only_outside = outside;
+    }
     if mounts.len() > MAX_MOUNTS {
         return Err(SandboxError::TooManyMounts {
             root: rules.root().to_path_buf(),
@@ -142,6 +170,24 @@ fn beyond_the_walk(root: &Path, protection: &Protection, mounts: &mut Mounts) {
         !all.iter()
             .any(|other| other != path && path.starts_with(other))
     });
+}
+
+/// The folders of `wanted` that exist, as real paths (a bind follows
+/// links), the outermost of nested ones, sorted.
+fn writable_folders(wanted: &[PathBuf]) -> Vec<PathBuf> {
+    let mut real: Vec<PathBuf> = wanted
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .filter(|p| p.is_dir())
+        .collect();
+    real.sort();
+    real.dedup();
+    let all = real.clone();
+    real.retain(|path| {
+        !all.iter()
+            .any(|other| other != path && path.starts_with(other))
+    });
+    real
 }
 
 fn read_kept(cache: &Path, key: &str) -> Option<Kept> {

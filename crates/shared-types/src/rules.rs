@@ -32,6 +32,13 @@ pub struct ProjectAgentRulesConfig {
     /// (`agentctx exec`), where the kernel refuses excluded paths for
     /// reading and protected ones for writing. Strict mode is always `on`.
     pub sandbox: SandboxMode,
+    /// What a sandboxed command may write besides the project and the
+    /// temporary folders: everything else is read-only in the sandbox, so
+    /// nothing a command leaves behind runs later outside it (a startup
+    /// file, a tool's config, a program on `PATH`). Folders (`~/` is the
+    /// home directory); the ones that do not exist are left out. The
+    /// default is the package managers' download caches.
+    pub sandbox_writable: Vec<String>,
 }
 
 /// When shell commands run in agentctx's sandbox.
@@ -63,6 +70,21 @@ pub enum OnRuleError {
     DenyAll,
 }
 
+/// What a sandboxed command may write by default besides the project and
+/// the temporary folders: download caches, which hold what a build
+/// fetched, not what runs at a shell's start.
+pub const DEFAULT_SANDBOX_WRITABLE: [&str; 9] = [
+    "~/.cache",
+    "~/.cargo/registry",
+    "~/.cargo/git",
+    "~/.npm",
+    "~/.m2/repository",
+    "~/.gradle/caches",
+    "~/go/pkg/mod",
+    "~/.local/share/pnpm/store",
+    "~/.bun/install/cache",
+];
+
 /// The rule files looked for, in order, when the config names none.
 pub const DEFAULT_RULE_FILES: [&str; 3] = [
     ".coding-agent-rules.yaml",
@@ -81,6 +103,10 @@ impl Default for ProjectAgentRulesConfig {
             protect_config: true,
             strict_allowed_outside: vec!["~/.claude/projects/*/memory/**".to_owned()],
             sandbox: SandboxMode::Auto,
+            sandbox_writable: DEFAULT_SANDBOX_WRITABLE
+                .iter()
+                .map(|p| (*p).to_owned())
+                .collect(),
         }
     }
 }
