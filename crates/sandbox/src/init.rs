@@ -199,7 +199,7 @@ pub fn enter(plan: &InitPlan) -> Result<Infallible, InitError> {
         remount_read_only(path)?;
     }
     if !plan.read_only.is_empty() {
-        for below in mounts_below(&plan.read_only) {
+        for below in mounts_below(&plan.read_only)? {
             remount_read_only(&below)?;
         }
     }
@@ -335,24 +335,11 @@ fn remount_read_only(path: &Path) -> Result<(), InitError> {
 /// left as it is (writing there needs capabilities the command does not
 /// have).
 fn read_only_but(writable: &[PathBuf]) -> Result<(), InitError> {
-    let table =
-        std::fs::read_to_string("/proc/self/mountinfo").map_err(|source| InitError::Mount {
-            what: "read the mount table of",
-            path: PathBuf::from("/"),
-            source,
-        })?;
-    let mut points: Vec<PathBuf> = table
-        .lines()
-        .filter_map(|line| line.split(' ').nth(4))
-        .map(|field| PathBuf::from(unescape(field)))
-        .filter(|point| {
-            !point.starts_with("/proc")
-                && !point.starts_with("/dev")
-                && !writable.iter().any(|w| point.starts_with(w))
-        })
-        .collect();
-    points.sort();
-    points.dedup();
+    let points = mount_points(|point| {
+        !point.starts_with("/proc")
+            && !point.starts_with("/dev")
+            && !writable.iter().any(|w| point.starts_with(w))
+    })?;
     for point in &points {
         match remount_read_only(point) {
             Ok(()) => {}
@@ -365,19 +352,28 @@ fn read_only_but(writable: &[PathBuf]) -> Result<(), InitError> {
 
 /// The mount points strictly below any of `tops`, from one reading of the
 /// mount table.
-fn mounts_below(tops: &[PathBuf]) -> Vec<PathBuf> {
-    let Ok(table) = std::fs::read_to_string("/proc/self/mountinfo") else {
-        return Vec::new();
-    };
-    let mut below: Vec<PathBuf> = table
+fn mounts_below(tops: &[PathBuf]) -> Result<Vec<PathBuf>, InitError> {
+    mount_points(|point| tops.iter().any(|t| point != t && point.starts_with(t)))
+}
+
+/// The mount points `keep` accepts, sorted, each once: a mount table that
+/// cannot be read is an error (what it holds would stay writable).
+fn mount_points(keep: impl Fn(&Path) -> bool) -> Result<Vec<PathBuf>, InitError> {
+    let table =
+        std::fs::read_to_string("/proc/self/mountinfo").map_err(|source| InitError::Mount {
+            what: "read the mount table for",
+            path: PathBuf::from("/"),
+            source,
+        })?;
+    let mut points: Vec<PathBuf> = table
         .lines()
         .filter_map(|line| line.split(' ').nth(4))
         .map(|field| PathBuf::from(unescape(field)))
-        .filter(|point| tops.iter().any(|t| point != t && point.starts_with(t)))
+        .filter(|point| keep(point))
         .collect();
-    below.sort();
-    below.dedup();
-    below
+    points.sort();
+    points.dedup();
+    Ok(points)
 }
 
 /// A mount table field: space, tab, newline and backslash are written as
