@@ -1,6 +1,6 @@
 //! The listing as a sorted tree, with runs of numbered files grouped.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;
 
 use crate::filters::Filters;
@@ -64,11 +64,11 @@ impl Tree {
         // Only directories are ever looked up (files have nothing below
         // them), by their root-relative path; entries may come in any order
         // and intermediate directories may be missing (remote listings).
-        let mut dirs: HashMap<String, usize> = HashMap::new();
+        let mut dirs: HashMap<String, usize> = HashMap::default();
         dirs.insert(String::new(), ROOT);
         // Whether a directory (by path) is excluded, itself or through an
         // ancestor: each directory is matched once, not once per entry below it.
-        let mut excluded_dirs: HashMap<String, bool> = HashMap::new();
+        let mut excluded_dirs: HashMap<String, bool> = HashMap::default();
         for entry in &listing.entries {
             if !listing.excludes_applied
                 && excluded_or_below(filters, &mut excluded_dirs, &entry.path, entry.is_dir)

@@ -171,6 +171,11 @@ impl PatternSet {
     /// `relative`, a path relative to the root. `scratch` is reused between
     /// calls to avoid an allocation per path.
     pub fn first_match(&self, relative: &Path, scratch: &mut Vec<usize>) -> Option<usize> {
+        // Called for every entry of a walk: nothing is allocated that the
+        // path does not need.
+        if self.len == 0 {
+            return None;
+        }
         let folded;
         let relative = match (self.fold, relative.to_str()) {
             (true, Some(text)) if !text.is_ascii() => {
@@ -179,12 +184,15 @@ impl PatternSet {
             }
             _ => relative,
         };
+        let candidate = globset::Candidate::new(relative);
+        if self.depth == 0 {
+            return self
+                .buckets
+                .get("")
+                .and_then(|bucket| bucket.first_match(&candidate, scratch, self.fold));
+        }
         let text = relative.to_string_lossy();
-        let key_text = if self.fold {
-            fold_case(&text).into_owned()
-        } else {
-            text.into_owned()
-        };
+        let key_text = if self.fold { fold_case(&text) } else { text };
         let mut best: Option<usize> = None;
         let mut prefix = String::new();
         let mut components = key_text.split('/');
@@ -203,7 +211,7 @@ impl PatternSet {
             let Some(bucket) = self.buckets.get(&prefix) else {
                 continue;
             };
-            let found = bucket.first_match(relative, scratch, self.fold);
+            let found = bucket.first_match(&candidate, scratch, self.fold);
             best = match (best, found) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -231,7 +239,7 @@ impl PatternSet {
 impl Bucket {
     fn first_match(
         &self,
-        path: &Path,
+        path: &globset::Candidate<'_>,
         scratch: &mut Vec<usize>,
         fail_closed: bool,
     ) -> Option<usize> {
@@ -256,7 +264,7 @@ impl Bucket {
         }
         let mut best = None;
         for (set, owners) in sets {
-            set.matches_into(path, scratch);
+            set.matches_candidate_into(path, scratch);
             let found = scratch.iter().filter_map(|g| owners.get(*g)).min().copied();
             best = match (best, found) {
                 (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
