@@ -41,6 +41,15 @@ fn options(cache: Option<PathBuf>) -> RemoteOptions {
     }
 }
 
+/// The cache's entries (its `.lock` files aside).
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect()
+}
+
 fn github(server: &Server, spec: &str) -> RemoteRepo {
     RemoteRepo::parse(Platform::GitHub, spec, Some(&server.base))
 }
@@ -356,7 +365,7 @@ fn an_error_body_is_an_error_and_never_cached() {
         .unwrap_err();
         assert!(matches!(error, RemoteError::BadJson { .. }), "{error:?}");
         assert!(error.to_string().contains("message"), "{error}");
-        assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+        assert_eq!(entries(cache.path()).len(), 0);
     }
     // A ref answer that is not a commit id is an error too.
     let s = Server::start();
@@ -437,7 +446,7 @@ fn a_gitlab_page_failing_after_others_gives_a_partial_listing_never_cached() {
         text.contains(" partial=\"truncated by GitLab: page 3 failed"),
         "{text}"
     );
-    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+    assert_eq!(entries(cache.path()).len(), 0);
 }
 
 #[test]
@@ -558,19 +567,11 @@ fn corrupt_cache_is_replaced() {
     let s = github_server();
     let repo = github(&s, "acme/app@main");
     fetch(&repo, &options(Some(cache.path().to_path_buf()))).unwrap();
-    for entry in std::fs::read_dir(cache.path()).unwrap() {
-        std::fs::write(entry.unwrap().path(), "{ not json").unwrap();
+    for entry in entries(cache.path()) {
+        std::fs::write(entry, "{ not json").unwrap();
     }
     assert!(fetch(&repo, &options(Some(cache.path().to_path_buf()))).is_ok());
-    let text = std::fs::read_to_string(
-        std::fs::read_dir(cache.path())
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path(),
-    )
-    .unwrap();
+    let text = std::fs::read_to_string(&entries(cache.path())[0]).unwrap();
     assert!(
         text.starts_with('{') && text.contains("\"listing\""),
         "rewritten"
@@ -640,4 +641,67 @@ fn the_gitlab_token_never_goes_to_a_host_a_link_header_names() {
         foreign.iter().all(|h| !h.contains("glpat-secret-token")),
         "{foreign:?}"
     );
+}
+
+/// 100 listings of a repository whose ref does not move, each past the
+/// cache's lifetime: one tree request, then one commit check each, sent
+/// with the last answer's entity tag and answered 304 (which GitHub does
+/// not count against an authenticated client's rate limit).
+#[test]
+fn an_unchanged_ref_is_checked_with_its_entity_tag() {
+    let cache = tempfile::tempdir().unwrap();
+    let s = github_server();
+    let mut reply = ok(SHA.into());
+    reply.headers.push(("ETag".into(), "\"sha-tag-1\"".into()));
+    s.route("/repos/acme/app/commits/main", reply);
+    let repo = github(&s, "acme/app@main");
+    let mut stale = options(Some(cache.path().to_path_buf()));
+    stale.cache_ttl = Duration::ZERO;
+    let first = fetch(&repo, &stale).unwrap();
+    for _ in 0..99 {
+        assert_eq!(fetch(&repo, &stale).unwrap(), first);
+    }
+    let hits = s.hits();
+    let trees = hits.iter().filter(|h| h.contains("git/trees/")).count();
+    let checks: Vec<&String> = hits
+        .iter()
+        .filter(|h| h.contains("/commits/main"))
+        .collect();
+    let conditional = checks
+        .iter()
+        .filter(|h| h.contains("if-none-match=\"sha-tag-1\""))
+        .count();
+    assert_eq!(trees, 1, "{hits:?}");
+    // The listing's own resolution, the first check (learns the tag), 98
+    // conditional checks.
+    assert_eq!(checks.len(), 100, "{hits:?}");
+    assert_eq!(conditional, 98, "{hits:?}");
+}
+
+/// Workers sharing a cache folder: while one fetches, the others wait for
+/// its answer instead of asking the API themselves.
+#[test]
+fn concurrent_fetches_of_one_repository_make_one_set_of_requests() {
+    let cache = tempfile::tempdir().unwrap();
+    let s = github_server();
+    let mut slow = ok(fixture("github/tree.json"));
+    slow.delay = Duration::from_millis(300);
+    s.route(
+        &format!("/repos/acme/app/git/trees/{SHA}?recursive=1"),
+        slow,
+    );
+    let repo = github(&s, "acme/app@main");
+    let listings: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..16)
+            .map(|_| {
+                let options = options(Some(cache.path().to_path_buf()));
+                let repo = &repo;
+                scope.spawn(move || fetch(repo, &options).unwrap())
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(listings.iter().all(|l| *l == listings[0]));
+    let trees = s.hits().iter().filter(|h| h.contains("git/trees/")).count();
+    assert_eq!(trees, 1, "{:?}", s.hits());
 }

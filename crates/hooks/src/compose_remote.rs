@@ -39,9 +39,17 @@ pub fn remote_options(
         timeout: options.timeout,
         max_depth: remote::completion_depth(options),
         cache_dir: (use_cache && config.cache_ttl_secs > 0)
-            .then(|| host.env.xdg_dir("XDG_CACHE_HOME", ".cache"))
-            .flatten()
-            .map(|d| d.join("agentctx/filelist")),
+            .then(|| match config.cache_dir.as_deref() {
+                Some(dir) => match (dir.strip_prefix("~/"), host.home()) {
+                    (Some(rest), Some(home)) => Some(home.join(rest)),
+                    _ => Some(std::path::PathBuf::from(dir)),
+                },
+                None => host
+                    .env
+                    .xdg_dir("XDG_CACHE_HOME", ".cache")
+                    .map(|d| d.join("agentctx/filelist")),
+            })
+            .flatten(),
         cache_ttl: Duration::from_secs(config.cache_ttl_secs),
         refresh,
     }

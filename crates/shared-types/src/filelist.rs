@@ -37,6 +37,11 @@ pub struct FileListConfig {
     pub include_last_modified: bool,
     /// Lifetime of cached remote listings; 0 disables the cache.
     pub cache_ttl_secs: u64,
+    /// Where remote listings are cached: a folder several processes and
+    /// machines may share (a shared volume); `~/` is the home directory.
+    /// Unset: `$XDG_CACHE_HOME/agentctx/filelist`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_dir: Option<String>,
     /// Walks and remote requests stop after this long and list what they found.
     pub timeout_secs: PositiveInt,
 }
@@ -57,6 +62,7 @@ impl Default for FileListConfig {
             include_file_sizes: false,
             include_last_modified: false,
             cache_ttl_secs: 3600,
+            cache_dir: None,
             timeout_secs: DEFAULT_TIMEOUT_SECS,
         }
     }

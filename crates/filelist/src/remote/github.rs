@@ -222,16 +222,41 @@ fn complete_truncated(
     }
 }
 
-/// The commit a ref points at, with one cheap request.
-pub fn commit_of(
+/// What a conditional check of a ref's commit found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommitCheck {
+    /// 304: the commit the entity tag stands for is still the ref's.
+    Unchanged,
+    /// The ref's commit (`None`: no such ref) and the answer's entity tag.
+    Commit(Option<String>, Option<String>),
+}
+
+/// The ref's commit, asked with `If-None-Match: etag` when there is one.
+pub fn check_commit(
     client: &Client,
     api: &str,
     owner_repo: &str,
     reference: &str,
-) -> Result<Option<String>, RemoteError> {
-    resolve(
-        client,
-        &format!("{}/repos/{owner_repo}", api.trim_end_matches('/')),
-        reference,
-    )
+    etag: Option<&str>,
+) -> Result<CommitCheck, RemoteError> {
+    let base = format!("{}/repos/{owner_repo}", api.trim_end_matches('/'));
+    let url = format!("{base}/commits/{}", encode(reference));
+    let answer = client.get_if(&url, "application/vnd.github.sha", etag)?;
+    if answer.status == 304 && etag.is_some() {
+        return Ok(CommitCheck::Unchanged);
+    }
+    if answer.status == 404 || answer.status == 422 {
+        return Ok(CommitCheck::Commit(None, None));
+    }
+    if !(200..300).contains(&answer.status) {
+        return Err(client.status_error(&answer, &format!("ref {reference}")));
+    }
+    let sha = answer.body.trim();
+    if !super::is_commit_sha(sha) {
+        return Err(client.bad_json(format!("ref {reference}: not a commit id: {}", cut(sha))));
+    }
+    Ok(CommitCheck::Commit(
+        Some(sha.to_ascii_lowercase()),
+        answer.etag,
+    ))
 }

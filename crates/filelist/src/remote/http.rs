@@ -103,6 +103,8 @@ pub struct Answer {
     pub rate_remaining: Option<String>,
     pub rate_reset: Option<String>,
     pub retry_after: Option<String>,
+    /// The answer's `ETag`, for a conditional request next time.
+    pub etag: Option<String>,
     pub body: String,
 }
 
@@ -177,6 +179,18 @@ impl Client {
     /// GETs `url` within what is left of the fetch's time; any status
     /// comes back as an `Answer`, transport failures as errors.
     pub fn get(&self, url: &str, accept: &str) -> Result<Answer, RemoteError> {
+        self.get_if(url, accept, None)
+    }
+
+    /// [`get`](Self::get) with `If-None-Match: etag`: a 304 answer means
+    /// what the entity tag names is still current (on GitHub an
+    /// authenticated 304 does not count against the rate limit).
+    pub fn get_if(
+        &self,
+        url: &str,
+        accept: &str,
+        if_none_match: Option<&str>,
+    ) -> Result<Answer, RemoteError> {
         let left = self.deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(self.timeout_error());
@@ -188,6 +202,9 @@ impl Client {
             .timeout_global(Some(left))
             .build()
             .header("Accept", accept);
+        if let Some(etag) = if_none_match {
+            request = request.header("If-None-Match", etag);
+        }
         if let Some((name, value)) = &self.token_header
             && origin_of(url) == self.token_origin
         {
@@ -207,6 +224,7 @@ impl Client {
             header("retry-after"),
         );
         let rate_reset = header("x-ratelimit-reset").or_else(|| header("ratelimit-reset"));
+        let etag = header("etag");
         let status = response.status().as_u16();
         let mut body = String::new();
         response
@@ -220,6 +238,7 @@ impl Client {
             rate_remaining,
             rate_reset,
             retry_after,
+            etag,
             body,
         })
     }

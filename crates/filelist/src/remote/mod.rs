@@ -7,7 +7,7 @@ mod gitlab;
 mod http;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -113,6 +113,10 @@ struct CacheEntry {
     repo: String,
     /// When the listing's commit was last found current.
     checked_at: u64,
+    /// The entity tag of the last answer about the ref's commit (GitHub),
+    /// sent back as `If-None-Match`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    etag: Option<String>,
     /// The listing, with its ref, commit and fetch time.
     listing: Listing,
 }
@@ -192,6 +196,28 @@ fn read_cache(path: &Path, repo: &RemoteRepo) -> Option<CacheEntry> {
         .then_some(entry)
 }
 
+/// The lock of a cache entry (`<entry>.lock` beside it), held until the
+/// file is dropped; `None` when it cannot be had before `deadline`.
+fn lock(path: &Path, deadline: Instant) -> Option<std::fs::File> {
+    let lock_path = path.with_extension("lock");
+    std::fs::create_dir_all(lock_path.parent()?).ok()?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .ok()?;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Some(file),
+            Err(std::fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
 fn write_cache(path: &Path, entry: &CacheEntry) {
     // The cache is an optimisation: failing to write it is not an error.
     let Some(dir) = path.parent() else { return };
@@ -259,19 +285,59 @@ fn stale(mut listing: Listing, error: &RemoteError) -> Listing {
 pub fn fetch(repo: &RemoteRepo, options: &RemoteOptions) -> Result<Listing, RemoteError> {
     let client = client(repo, options);
     let path = options.cache_dir.as_ref().map(|dir| cache_path(dir, repo));
-    let cached = path
+    let read = || {
+        path.as_deref()
+            .and_then(|p| read_cache(p, repo))
+            .filter(|c| c.covers(options.max_depth))
+    };
+    let pinned = repo.reference.as_deref().is_some_and(is_commit_sha);
+    let fresh = |entry: &CacheEntry| {
+        pinned || now_secs().saturating_sub(entry.checked_at) < options.cache_ttl.as_secs()
+    };
+    let mut cached = read();
+    if let (Some(entry), false) = (&cached, options.refresh)
+        && fresh(entry)
+    {
+        return Ok(entry.listing.clone());
+    }
+    // Requests are made from here on: one process per repository and ref
+    // at a time (workers sharing a cache folder), the others wait for it
+    // and use what it wrote. A lock not had within the time limit is done
+    // without: the listing matters more than the saving.
+    let held = path
         .as_deref()
-        .and_then(|p| read_cache(p, repo))
-        .filter(|c| c.covers(options.max_depth));
-    if let (Some(path), Some(mut entry), false) = (&path, cached.clone(), options.refresh) {
-        let pinned = repo.reference.as_deref().is_some_and(is_commit_sha);
-        if pinned || now_secs().saturating_sub(entry.checked_at) < options.cache_ttl.as_secs() {
-            return Ok(entry.listing);
+        .and_then(|p| lock(p, Instant::now() + options.timeout));
+    if held.is_some() && !options.refresh {
+        cached = read();
+        if let Some(entry) = &cached
+            && fresh(entry)
+        {
+            return Ok(entry.listing.clone());
         }
+    }
+    if let (Some(path), Some(mut entry), false) = (&path, cached.clone(), options.refresh) {
         let reference = entry.listing.reference.clone().unwrap_or_default();
-        match commit_of(&client, repo, &reference) {
-            Ok(Some(sha)) if entry.listing.commit.as_deref() == Some(sha.as_str()) => {
+        let check = match repo.platform {
+            Platform::GitHub => github::check_commit(
+                &client,
+                &repo.api,
+                &repo.repo,
+                &reference,
+                entry.etag.as_deref(),
+            ),
+            Platform::GitLab => gitlab::commit_of(&client, &repo.api, &repo.repo, &reference)
+                .map(|sha| github::CommitCheck::Commit(sha, None)),
+        };
+        let same = |sha: &str| entry.listing.commit.as_deref() == Some(sha);
+        match check {
+            Ok(github::CommitCheck::Unchanged) => {
                 entry.checked_at = now_secs();
+                write_cache(path, &entry);
+                return Ok(entry.listing);
+            }
+            Ok(github::CommitCheck::Commit(Some(sha), etag)) if same(&sha) => {
+                entry.checked_at = now_secs();
+                entry.etag = etag.or(entry.etag);
                 write_cache(path, &entry);
                 return Ok(entry.listing);
             }
@@ -305,6 +371,7 @@ pub fn fetch(repo: &RemoteRepo, options: &RemoteOptions) -> Result<Listing, Remo
                         api: repo.api.clone(),
                         repo: repo.repo.clone(),
                         checked_at: now_secs(),
+                        etag: None,
                         listing: listing.clone(),
                     },
                 );
@@ -315,17 +382,6 @@ pub fn fetch(repo: &RemoteRepo, options: &RemoteOptions) -> Result<Listing, Remo
             Some(entry) if serve_stale_after(&error) => Ok(stale(entry.listing, &error)),
             _ => Err(error),
         },
-    }
-}
-
-fn commit_of(
-    client: &http::Client,
-    repo: &RemoteRepo,
-    reference: &str,
-) -> Result<Option<String>, RemoteError> {
-    match repo.platform {
-        Platform::GitHub => github::commit_of(client, &repo.api, &repo.repo, reference),
-        Platform::GitLab => gitlab::commit_of(client, &repo.api, &repo.repo, reference),
     }
 }
 

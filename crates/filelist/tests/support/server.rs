@@ -1,6 +1,9 @@
 //! A small HTTP/1.1 server on 127.0.0.1 for tests: one scripted reply
-//! per request target, every request recorded (target and credential
-//! header). Shared by the file list's remote tests and the CLI's
+//! per request target, every request recorded (target, credential header
+//! and `If-None-Match`). A reply with an `ETag` header answers a request
+//! whose `If-None-Match` names it with 304 and no body (HTTP's rule, and
+//! GitHub's documented behaviour: not recorded from GitHub, which this
+//! machine cannot reach). Shared by the file list's remote tests and the CLI's
 //! `context --github` test (included by `#[path]`).
 
 #![allow(dead_code)]
@@ -44,7 +47,7 @@ impl Server {
         let routes: Arc<Mutex<BTreeMap<String, Reply>>> = Arc::new(Mutex::new(BTreeMap::new()));
         let (h, r) = (Arc::clone(&hits), Arc::clone(&routes));
         std::thread::spawn(move || {
-            for stream in listener.incoming().take(500) {
+            for stream in listener.incoming().take(2000) {
                 let Ok(mut stream) = stream else { continue };
                 let mut reader = BufReader::new(stream.try_clone().unwrap());
                 let mut request_line = String::new();
@@ -52,6 +55,7 @@ impl Server {
                     continue;
                 }
                 let mut authorization = String::new();
+                let mut if_none_match = String::new();
                 loop {
                     let mut line = String::new();
                     if reader.read_line(&mut line).is_err() || line == "\r\n" || line.is_empty() {
@@ -62,21 +66,42 @@ impl Server {
                     {
                         authorization = line.trim().to_owned();
                     }
+                    if let Some((name, value)) = line.split_once(':')
+                        && name.eq_ignore_ascii_case("if-none-match")
+                    {
+                        if_none_match = value.trim().to_owned();
+                    }
                 }
                 let target = request_line
                     .split_whitespace()
                     .nth(1)
                     .unwrap_or("")
                     .to_owned();
-                h.lock()
-                    .unwrap()
-                    .push(format!("{target} {authorization}").trim().to_owned());
-                let reply = r.lock().unwrap().get(&target).cloned().unwrap_or(Reply {
+                let conditional = if if_none_match.is_empty() {
+                    String::new()
+                } else {
+                    format!(" if-none-match={if_none_match}")
+                };
+                h.lock().unwrap().push(
+                    format!("{target} {authorization}{conditional}")
+                        .trim()
+                        .to_owned(),
+                );
+                let mut reply = r.lock().unwrap().get(&target).cloned().unwrap_or(Reply {
                     status: 404,
                     headers: vec![],
                     body: "{\"message\":\"Not Found\"}".into(),
                     delay: Duration::ZERO,
                 });
+                let tag = reply
+                    .headers
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case("etag"))
+                    .map(|(_, v)| v.clone());
+                if !if_none_match.is_empty() && tag.as_deref() == Some(if_none_match.as_str()) {
+                    reply.status = 304;
+                    reply.body = String::new();
+                }
                 std::thread::sleep(reply.delay);
                 let mut head = format!(
                     "HTTP/1.1 {} X\r\nContent-Length: {}\r\nConnection: close\r\nContent-Type: application/json\r\n",
