@@ -7,12 +7,12 @@
 //! Hash-like names are never grouped (their "numbers" are not a sequence),
 //! nor names that must be quoted to be shown.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write as _;
 
 use crate::classify::is_hash_like;
 use crate::name::needs_quoting;
-use crate::tree::{Node, Tree};
+use crate::tree::Tree;
 
 /// What a directory shows: a node, or a run of numbered files as one line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,24 +45,38 @@ const MIN_RUN: usize = 3;
 /// by name; a group takes the place of its first member).
 pub fn units(tree: &Tree, dir: usize, group: bool) -> Vec<Unit> {
     let children = &tree.nodes[dir].children;
-    if !group {
+    // Only files whose names hold a digit can be in a run; a directory
+    // with fewer than a run's worth of them has no group (most have none).
+    let candidates: Vec<bool> = children
+        .iter()
+        .map(|&c| {
+            let node = &tree.nodes[c];
+            group
+                && !node.is_dir
+                && node.name.bytes().any(|b| b.is_ascii_digit())
+                && !is_hash_like(&node.name)
+                && !needs_quoting(&node.name)
+        })
+        .collect();
+    if candidates.iter().filter(|c| **c).count() < MIN_RUN {
         return children.iter().map(|c| Unit::Node(*c)).collect();
     }
     // First by the number at the end (`prefix<N>suffix`), then, for what
-    // is left, by the number at the start (`<N>_anything.ext`).
-    let mut group_of: HashMap<usize, usize> = HashMap::new();
-    let mut groups: Vec<(Key, Vec<(usize, &str)>)> = Vec::new();
+    // is left, by the number at the start (`<N>_anything.ext`). Indexes
+    // are positions among the children.
+    let mut group_of: Vec<Option<usize>> = vec![None; children.len()];
+    let mut groups: Vec<(Key<'_>, Vec<(usize, &str)>)> = Vec::new();
     for pass in [Pass::Trailing, Pass::Leading] {
-        let mut runs: HashMap<Key, Vec<(usize, &str)>> = HashMap::new();
-        for &child in children {
-            if group_of.contains_key(&child) {
+        let mut runs: HashMap<Key<'_>, Vec<(usize, &str)>> = HashMap::default();
+        for (pos, &child) in children.iter().enumerate() {
+            if !candidates[pos] || group_of[pos].is_some() {
                 continue;
             }
-            if let Some((key, digits)) = key_of(&tree.nodes[child], pass) {
-                runs.entry(key).or_default().push((child, digits));
+            if let Some((key, digits)) = key_of(&tree.nodes[child].name, pass) {
+                runs.entry(key).or_default().push((pos, digits));
             }
         }
-        let mut found: Vec<(Key, Vec<(usize, &str)>)> = runs
+        let mut found: Vec<(Key<'_>, Vec<(usize, &str)>)> = runs
             .into_iter()
             .filter(|(_, members)| members.len() >= MIN_RUN)
             .collect();
@@ -73,25 +87,29 @@ pub fn units(tree: &Tree, dir: usize, group: bool) -> Vec<Unit> {
                 number(a.1)
                     .cmp(&number(b.1))
                     .then_with(|| a.1.cmp(b.1))
-                    .then_with(|| tree.nodes[a.0].name.cmp(&tree.nodes[b.0].name))
+                    .then_with(|| {
+                        tree.nodes[children[a.0]]
+                            .name
+                            .cmp(&tree.nodes[children[b.0]].name)
+                    })
             });
-            for (id, _) in &members {
-                group_of.insert(*id, groups.len());
+            for (pos, _) in &members {
+                group_of[*pos] = Some(groups.len());
             }
             groups.push((key, members));
         }
     }
     let mut emitted = vec![false; groups.len()];
     let mut units = Vec::with_capacity(children.len());
-    for &child in children {
-        match group_of.get(&child) {
+    for (pos, &child) in children.iter().enumerate() {
+        match group_of[pos] {
             None => units.push(Unit::Node(child)),
-            Some(&g) if !emitted[g] => {
+            Some(g) if !emitted[g] => {
                 emitted[g] = true;
                 let (key, members) = &groups[g];
                 units.push(Unit::Group {
                     label: label(key, members),
-                    members: members.iter().map(|(id, _)| *id).collect(),
+                    members: members.iter().map(|(pos, _)| children[*pos]).collect(),
                 });
             }
             Some(_) => {}
@@ -106,27 +124,25 @@ enum Pass {
     Leading,
 }
 
-/// What the members of a run share.
+/// What the members of a run share (borrowed from their names).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Key {
+enum Key<'a> {
     /// `prefix<N>suffix`.
-    Around { prefix: String, suffix: String },
+    Around { prefix: &'a str, suffix: &'a str },
     /// `<N>` of this many digits, then anything, then `.ext`.
-    Leading { width: usize, extension: String },
+    Leading { width: usize, extension: &'a str },
 }
 
-fn key_of(node: &Node, pass: Pass) -> Option<(Key, &str)> {
-    let name = node.name.as_str();
-    if node.is_dir || is_hash_like(name) || needs_quoting(name) {
-        return None;
-    }
+/// A name's key in `pass` and its number's digits (the caller has
+/// checked that the name is a file's that may be grouped).
+fn key_of(name: &str, pass: Pass) -> Option<(Key<'_>, &str)> {
     match pass {
         Pass::Trailing => {
             let (start, end) = last_digits(name)?;
             Some((
                 Key::Around {
-                    prefix: name[..start].to_owned(),
-                    suffix: name[end..].to_owned(),
+                    prefix: &name[..start],
+                    suffix: &name[end..],
                 },
                 &name[start..end],
             ))
@@ -139,13 +155,7 @@ fn key_of(node: &Node, pass: Pass) -> Option<(Key, &str)> {
                 return None;
             }
             let extension = rest.rfind('.').map_or("", |dot| &rest[dot..]);
-            Some((
-                Key::Leading {
-                    width,
-                    extension: extension.to_owned(),
-                },
-                &name[..width],
-            ))
+            Some((Key::Leading { width, extension }, &name[..width]))
         }
     }
 }

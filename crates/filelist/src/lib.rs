@@ -209,7 +209,6 @@ fn render_keyed(
         }),
     );
     let tree = tree::Tree::build(listing, filters);
-    let classes = classify::classify(&tree);
     // With a budget, the budget is the limit; limits given still apply.
     let (max_depth, max_files) = match options.token_budget {
         None => (
@@ -221,7 +220,21 @@ fn render_keyed(
             options.max_files.unwrap_or(usize::MAX),
         ),
     };
-    let order = select::Order::new(&tree, &classes, max_depth.max(1), options.group);
+    // A listing no limit can cut is the whole tree: neither ranked nor
+    // classified (the compact format still needs the classes).
+    let whole = options.token_budget.is_none()
+        && max_files >= tree.nodes.len()
+        && max_depth >= tree.height();
+    let classes = if whole && options.format != FileListFormat::Compact {
+        vec![classify::Class::Normal; tree.nodes.len()]
+    } else {
+        classify::classify(&tree)
+    };
+    let order = if whole {
+        select::Order::all(&tree, options.group)
+    } else {
+        select::Order::new(&tree, &classes, max_depth.max(1), options.group)
+    };
     let render_options = render::RenderOptions {
         format: options.format,
         max_depth: max_depth.max(1),

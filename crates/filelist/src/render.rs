@@ -189,9 +189,14 @@ fn date_of(secs: i64) -> Option<String> {
     Some(at.strftime("%Y-%m-%d").to_string())
 }
 
-fn file_label(tree: &Tree, id: usize, options: &RenderOptions) -> String {
+fn file_label<'t>(tree: &'t Tree, id: usize, options: &RenderOptions) -> std::borrow::Cow<'t, str> {
     let node = &tree.nodes[id];
-    let mut label = display(&node.name).into_owned();
+    let shown = display(&node.name);
+    // Most labels are the name alone: borrowed, not copied.
+    if !node.symlink && !options.sizes && !options.mtimes {
+        return shown;
+    }
+    let mut label = shown.into_owned();
     if node.symlink {
         label.push('@');
     }
@@ -205,7 +210,7 @@ fn file_label(tree: &Tree, id: usize, options: &RenderOptions) -> String {
     {
         let _ = write!(label, " {date}");
     }
-    label
+    label.into()
 }
 
 /// `... (N files, M dirs)` for the children a shown directory does not

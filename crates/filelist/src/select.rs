@@ -214,6 +214,39 @@ impl Order {
         order
     }
 
+    /// Every entry of `tree`, for a listing no limit can cut (no budget,
+    /// an entry limit above the tree's size, a depth limit below its
+    /// deepest entry): what is shown is everything, in display order, so
+    /// nothing needs ranking. [`select`](Self::select) of it shows what
+    /// [`new`](Self::new)'s would, at a fraction of the cost.
+    pub fn all(tree: &Tree, group: bool) -> Self {
+        let n = tree.nodes.len();
+        let mut order = Self {
+            picks: Vec::with_capacity(n),
+            units: vec![None; n],
+            capped: vec![false; n],
+            group,
+            counted: 0,
+        };
+        for (dir, node) in tree.nodes.iter().enumerate() {
+            if !node.is_dir || node.submodule {
+                continue;
+            }
+            let dir_units = units(tree, dir, group);
+            order.counted += dir_units.len();
+            order
+                .picks
+                .extend(dir_units.iter().enumerate().map(|(pos, unit)| Pick {
+                    dir,
+                    pos,
+                    unit: unit.clone(),
+                    counted: true,
+                }));
+            order.units[dir] = Some(dir_units);
+        }
+        order
+    }
+
     /// How many entries the whole ranking has.
     pub fn len(&self) -> usize {
         self.counted
@@ -340,4 +373,47 @@ fn count_shown(
         }
     }
     (files, dirs)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "tests fail loudly")]
+mod tests {
+    use super::*;
+    use crate::filters::Filters;
+    use crate::listing::{Entry, Listing};
+
+    #[test]
+    fn everything_without_ranking_is_what_the_ranking_shows_in_full() {
+        let mut entries = Vec::new();
+        for path in [
+            "README.md",
+            "src/main/java/com/App.java",
+            "src/lib.rs",
+            "tests/t_001.rs",
+            "tests/t_002.rs",
+            "tests/t_003.rs",
+            "docs/guide/a.md",
+            "deep/a/b/c/leaf.txt",
+        ] {
+            entries.push(Entry::file(path));
+        }
+        entries.push(Entry::dir("empty"));
+        let listing = Listing {
+            root_name: "r".into(),
+            entries,
+            ..Listing::default()
+        };
+        let filters = Filters::new(false, &[], &[]).unwrap();
+        let tree = Tree::build(&listing, &filters);
+        let classes = crate::classify::classify(&tree);
+        for group in [true, false] {
+            let ranked = Order::new(&tree, &classes, usize::MAX, group).select(&tree, usize::MAX);
+            let all = Order::all(&tree, group).select(&tree, usize::MAX);
+            assert_eq!(ranked.shown, all.shown);
+            for dir in 0..tree.nodes.len() {
+                assert_eq!(ranked.units_of(dir), all.units_of(dir), "{dir}");
+            }
+            assert!(!all.cut_by_depth && !all.cut_by_entries);
+        }
+    }
 }

@@ -156,6 +156,18 @@ impl Tree {
         }
     }
 
+    /// The depth of the deepest node (the root's children are depth 1).
+    pub fn height(&self) -> usize {
+        // Parents come before their children (ids grow downwards).
+        let mut depth = vec![0usize; self.nodes.len()];
+        let mut height = 0;
+        for id in 1..self.nodes.len() {
+            depth[id] = depth[self.nodes[id].parent] + 1;
+            height = height.max(depth[id]);
+        }
+        height
+    }
+
     /// The root-relative path of a node.
     pub fn path_of(&self, id: usize) -> String {
         let mut parts = Vec::new();
