@@ -12,6 +12,15 @@ use std::fmt::Write as _;
 /// trailing whitespace, a leading quote, or the shape of a listing's own
 /// lines (`... (`, a group's `{..}`, a summary's ` (`, a symlink's `@`).
 pub fn needs_quoting(name: &str) -> bool {
+    // Most names are plain ASCII: one pass over the bytes answers for them.
+    let bytes = name.as_bytes();
+    if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last())
+        && bytes
+            .iter()
+            .all(|b| (0x21..0x7f).contains(b) && !matches!(b, b'(' | b'{' | b'"'))
+    {
+        return first == b'.' && name.starts_with("...") || last == b'@';
+    }
     name.is_empty()
         || name.chars().any(char::is_control)
         || name.starts_with(char::is_whitespace)
@@ -71,6 +80,42 @@ mod tests {
             "(root: x)",
         ] {
             assert!(display(name).starts_with('"'), "{name}");
+        }
+    }
+
+    /// The rule written out plainly, against which the ASCII fast path is
+    /// checked.
+    fn needs_quoting_plainly(name: &str) -> bool {
+        name.is_empty()
+            || name.chars().any(char::is_control)
+            || name.starts_with(char::is_whitespace)
+            || name.ends_with(char::is_whitespace)
+            || name.starts_with(['"', '('])
+            || name.starts_with("...")
+            || name.ends_with('@')
+            || name.contains(" (")
+            || (name.contains('{') && name.contains(".."))
+    }
+
+    #[test]
+    fn the_fast_path_agrees_with_the_rule() {
+        let alphabet = [
+            "a", ".", "..", "...", "@", "(", "{", "}", " ", "\"", "1", "\t", "é", "~",
+        ];
+        let mut names = vec![String::new()];
+        for a in alphabet {
+            for b in alphabet {
+                for c in alphabet {
+                    names.push(format!("{a}{b}{c}"));
+                }
+            }
+        }
+        for name in names {
+            assert_eq!(
+                needs_quoting(&name),
+                needs_quoting_plainly(&name),
+                "{name:?}"
+            );
         }
     }
 

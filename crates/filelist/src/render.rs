@@ -293,7 +293,8 @@ fn tree_lines(
                 let _ = writeln!(out, "{label}");
             }
             Unit::Node(id) if !tree.nodes[*id].is_dir => {
-                let _ = writeln!(out, "{}", file_label(tree, *id, options));
+                out.push_str(&file_label(tree, *id, options));
+                out.push('\n');
             }
             Unit::Node(id) => {
                 let (label, last) = dir_label(tree, selection, *id);
