@@ -387,7 +387,7 @@ fn every_top_level_entry_is_named_before_anything_at_depth_two() {
     ] {
         for l in [
             list(root.path(), |_| {}),
-            list(root.path(), |o| o.token_budget = Some(400)),
+            list(root.path(), |o| o.token_budget = Some(900)),
             list(root.path(), |o| o.max_files = Some(30)),
         ] {
             let top = top_names(&l);
