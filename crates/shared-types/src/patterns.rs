@@ -137,9 +137,12 @@ impl PatternSet {
                 std::borrow::Cow::Borrowed(pattern)
             };
             for glob in expand_pattern(&folded) {
+                // Case-insensitive lists match folded patterns against
+                // folded paths: globset's own case-insensitive globs all
+                // go through its regex engine, folded literal ones through
+                // its hash lookups (a walk decides every entry with them).
                 let compiled = GlobBuilder::new(&glob)
                     .literal_separator(true)
-                    .case_insensitive(case_insensitive)
                     .backslash_escape(true)
                     .build()
                     .map_err(|e| BadPattern {
@@ -176,14 +179,9 @@ impl PatternSet {
         if self.len == 0 {
             return None;
         }
-        let folded;
-        let relative = match (self.fold, relative.to_str()) {
-            (true, Some(text)) if !text.is_ascii() => {
-                folded = fold_case(text).into_owned();
-                Path::new(&folded)
-            }
-            _ => relative,
-        };
+        let text = relative.to_string_lossy();
+        let key_text = if self.fold { fold_case(&text) } else { text };
+        let relative = Path::new(key_text.as_ref());
         let candidate = globset::Candidate::new(relative);
         if self.depth == 0 {
             return self
@@ -191,24 +189,26 @@ impl PatternSet {
                 .get("")
                 .and_then(|bucket| bucket.first_match(&candidate, scratch, self.fold));
         }
-        let text = relative.to_string_lossy();
-        let key_text = if self.fold { fold_case(&text) } else { text };
         let mut best: Option<usize> = None;
-        let mut prefix = String::new();
-        let mut components = key_text.split('/');
+        // The bucket keys on the path's own text: its first `level`
+        // components, a slice of it (not a copy).
+        let text: &str = key_text.as_ref();
+        let mut end = 0;
         for level in 0..=self.depth {
-            if level > 0 {
-                match components.next() {
-                    Some(component) => {
-                        if level > 1 {
-                            prefix.push('/');
-                        }
-                        prefix.push_str(component);
+            let prefix = if level == 0 {
+                ""
+            } else {
+                if level > 1 {
+                    if end >= text.len() {
+                        break;
                     }
-                    None => break,
+                    end += 1;
                 }
-            }
-            let Some(bucket) = self.buckets.get(&prefix) else {
+                let rest = &text[end..];
+                end += rest.find('/').unwrap_or(rest.len());
+                &text[..end]
+            };
+            let Some(bucket) = self.buckets.get(prefix) else {
                 continue;
             };
             let found = bucket.first_match(&candidate, scratch, self.fold);
