@@ -5,6 +5,7 @@ use std::path::Path;
 use agentctx_types::PatternSet;
 
 use crate::error::FileListError;
+use crate::exclude::ExcludeSet;
 
 /// The spec's default excludes, with one deliberate change: `packages/` is
 /// not excluded (in JavaScript and TypeScript monorepos it holds the source;
@@ -48,9 +49,9 @@ const VSCODE_KEEP: [&str; 4] = [
 #[derive(Clone, Debug)]
 pub struct Filters {
     /// [`DEFAULT_EXCLUDES`] (empty when turned off).
-    defaults: PatternSet,
+    defaults: ExcludeSet,
     /// The user's excludes (config, rule file, flags).
-    user: PatternSet,
+    user: ExcludeSet,
     /// Files the defaults would exclude that are kept (`.vscode/settings.json`).
     keep: PatternSet,
     include: Option<PatternSet>,
@@ -71,15 +72,13 @@ impl Filters {
             &[]
         };
         let compile = |patterns: Vec<&str>| {
-            PatternSet::compile(patterns.iter().copied(), true).map_err(|bad| {
-                FileListError::Pattern {
-                    list: "exclude",
-                    pattern: patterns
-                        .get(bad.index)
-                        .map(|p| (*p).to_owned())
-                        .unwrap_or_default(),
-                    message: bad.message,
-                }
+            ExcludeSet::compile(&patterns).map_err(|bad| FileListError::Pattern {
+                list: "exclude",
+                pattern: patterns
+                    .get(bad.index)
+                    .map(|p| (*p).to_owned())
+                    .unwrap_or_default(),
+                message: bad.message,
             })
         };
         let default_set = compile(defaults.to_vec())?;
@@ -116,21 +115,33 @@ impl Filters {
     /// Whether a path (root-relative) is excluded; directories that are
     /// excluded are pruned by the walk. `.git` is never listed.
     pub fn excludes(&self, relative: &Path, is_dir: bool) -> bool {
-        if relative.as_os_str().as_encoded_bytes().ends_with(b".git")
-            && relative.file_name().is_some_and(|n| n == ".git")
-        {
+        if relative.file_name().is_some_and(|n| n == ".git") {
             return true;
         }
-        if self.user.is_match(relative) {
+        // The patterns see the path as text, as the glob set would.
+        let text = relative.to_string_lossy();
+        if self.user.is_match(&text) {
             return true;
         }
-        self.defaults.is_match(relative) && (is_dir || !self.keep.is_match(relative))
+        self.defaults.is_match(&text) && (is_dir || !self.keep.is_match(relative))
+    }
+
+    /// [`excludes`](Self::excludes) for an entry whose directories have
+    /// each been decided and kept: the walk asks about every entry it
+    /// meets and never enters an excluded directory.
+    pub(crate) fn excludes_below_kept(&self, relative: &str, is_dir: bool) -> bool {
+        if relative.rsplit('/').next() == Some(".git") || self.user.is_match_below_kept(relative) {
+            return true;
+        }
+        self.defaults.is_match_below_kept(relative)
+            && (is_dir || !self.keep.is_match(Path::new(relative)))
     }
 
     /// Whether the user's excludes (not the defaults) exclude a path:
     /// what applies to a file git tracks. `.git` is never listed.
     pub fn excludes_by_user(&self, relative: &Path) -> bool {
-        relative.file_name().is_some_and(|n| n == ".git") || self.user.is_match(relative)
+        relative.file_name().is_some_and(|n| n == ".git")
+            || self.user.is_match(&relative.to_string_lossy())
     }
 
     /// Whether a file passes the include list.

@@ -25,6 +25,7 @@
 mod classify;
 mod compact;
 mod error;
+mod exclude;
 mod filters;
 mod group;
 mod line_counts;

@@ -64,10 +64,14 @@ pub fn walk(
                 return true;
             }
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            // Its directories were decided before it was met: only what
+            // is new in its path is matched.
             match relative_str(entry.path(), root_len) {
-                Some(relative) => !prune_filters.excludes(Path::new(relative), is_dir),
+                Some(relative) => !prune_filters.excludes_below_kept(relative, is_dir),
                 None => match entry.path().strip_prefix(&prune_root) {
-                    Ok(relative) => !prune_filters.excludes(relative, is_dir),
+                    Ok(relative) => {
+                        !prune_filters.excludes_below_kept(&relative.to_string_lossy(), is_dir)
+                    }
                     Err(_) => true,
                 },
             }
