@@ -38,6 +38,8 @@ pub struct CaptureSettings {
     pub redact: bool,
     /// The capture time, in the zone to write it in.
     pub now: jiff::Zoned,
+    /// How the capture's project is identified (from its cwd).
+    pub identity: crate::IdentityOptions,
 }
 
 /// How a capture attempt ended (errors aside).
@@ -259,6 +261,11 @@ pub fn capture(
         call_id: extracted.call_id.clone().or(extracted.tool_use_id.clone()),
         session_id: origin.session_id.clone(),
         source: origin.source.to_owned(),
+        identity: cwd
+            .as_deref()
+            .map(Path::new)
+            .filter(|c| c.is_absolute() && c.is_dir())
+            .map(|c| crate::identify(c, &settings.identity)),
         cwd,
         redactions: 0,
     };

@@ -30,9 +30,11 @@ pub trait TokenCounter {
 const EXCERPT_CHARS: usize = 600;
 
 impl MemoryStore {
-    /// The best matches for `query`, most relevant first, each with its
-    /// completion, date, agent, file and the start of its output, as many
-    /// as fit `max_tokens` whole (the sum of the parts' counts).
+    /// The best matches for `query`, most useful first (the search's
+    /// relevance in the ranking recall uses: `rank.rs`, measured on
+    /// `today`), each with its completion, date, agent, file and the start
+    /// of its output, as many as fit `max_tokens` whole (the sum of the
+    /// parts' counts).
     ///
     /// # Errors
     /// A query the index cannot parse, an index that cannot be read or
@@ -43,8 +45,18 @@ impl MemoryStore {
         filter: &Filter,
         max_tokens: usize,
         counter: &dyn TokenCounter,
+        today: jiff::civil::Date,
     ) -> Result<MemoryContext, StoreError> {
-        let hits = self.search(query, filter)?;
+        let mut hits = self.search(query, filter)?;
+        // bm25 is negative, lower is better: relevance is the share of the
+        // best hit's score (1 for every hit of a query without words).
+        let best = hits.iter().map(|h| h.score).fold(0.0_f64, f64::min);
+        let useful = |h: &agentctx_types::SearchHit| {
+            let relevance = if best < 0.0 { h.score / best } else { 1.0 };
+            crate::rank::usefulness(&h.record.category, &h.record.time, today, relevance)
+        };
+        // Stable: equal usefulness keeps the search's order.
+        hits.sort_by(|a, b| useful(b).total_cmp(&useful(a)));
         let open = open_tag(query);
         let close = "</memory_context>\n";
         let entries: Vec<String> = hits.iter().map(|hit| entry(&hit.record)).collect();
@@ -77,7 +89,11 @@ impl MemoryStore {
     }
 
     /// The token count of `text`, from the index when it was counted before.
-    fn cached_count(&self, text: &str, counter: &dyn TokenCounter) -> Result<usize, StoreError> {
+    pub(crate) fn cached_count(
+        &self,
+        text: &str,
+        counter: &dyn TokenCounter,
+    ) -> Result<usize, StoreError> {
         let digest = sha2::Sha256::digest(text.as_bytes()).to_vec();
         let encoding = counter.encoding();
         let known: Option<i64> = self
@@ -164,6 +180,10 @@ mod tests {
         }
     }
 
+    fn today() -> jiff::civil::Date {
+        jiff::civil::date(2026, 1, 26)
+    }
+
     fn store_with(n: usize) -> (tempfile::TempDir, MemoryStore) {
         let dir = tempfile::tempdir().unwrap();
         let folder = dir.path().join("RESEARCH/2026-01");
@@ -191,13 +211,13 @@ mod tests {
         let (_dir, store) = store_with(6);
         let counter = Quarter(Cell::new(0));
         let first = store
-            .context("token refresh", &Filter::default(), 400, &counter)
+            .context("token refresh", &Filter::default(), 400, &counter, today())
             .unwrap();
         let asked = counter.0.get();
         assert!(asked > 0);
         assert!(first.shown > 0 && first.shown < first.matches, "{first:?}");
         let again = store
-            .context("token refresh", &Filter::default(), 400, &counter)
+            .context("token refresh", &Filter::default(), 400, &counter, today())
             .unwrap();
         assert_eq!(again, first);
         assert_eq!(counter.0.get(), asked, "the second call counted again");
@@ -208,7 +228,13 @@ mod tests {
         let (_dir, store) = store_with(3);
         let counter = Quarter(Cell::new(0));
         let all = store
-            .context("token refresh", &Filter::default(), 1_000_000, &counter)
+            .context(
+                "token refresh",
+                &Filter::default(),
+                1_000_000,
+                &counter,
+                today(),
+            )
             .unwrap();
         assert_eq!((all.shown, all.matches), (3, 3));
         assert_eq!(counter.0.get(), 0);

@@ -19,6 +19,8 @@ pub struct CaptureDoc {
     pub session_id: Option<String>,
     pub source: String,
     pub cwd: Option<String>,
+    /// The project the cwd belongs to (none when the cwd is gone).
+    pub identity: Option<agentctx_types::ProjectIdentity>,
     pub redactions: usize,
 }
 
@@ -64,6 +66,19 @@ impl CaptureDoc {
             if let Some(value) = value {
                 field(key, value);
             }
+        }
+        if let Some(identity) = &self.identity {
+            for (key, value) in [
+                ("repository", &identity.remote),
+                ("root_commit", &identity.root_commit),
+                ("project_name", &identity.name),
+                ("package", &identity.package),
+            ] {
+                if !value.is_empty() {
+                    field(key, value);
+                }
+            }
+            field("project_top", &identity.top.to_string_lossy());
         }
         field("source", &self.source);
         field("redactions", &self.redactions.to_string());

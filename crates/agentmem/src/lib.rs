@@ -15,6 +15,7 @@
 //!     retry_delay: std::time::Duration::ZERO,
 //!     redact: true,
 //!     now: "2026-01-25T09:12:00+09:00[Asia/Tokyo]".parse()?,
+//!     identity: Default::default(),
 //! };
 //! let hook = HookInput {
 //!     hook_event_name: Some("SubagentStop".into()),
@@ -46,11 +47,16 @@ mod events;
 mod extract;
 mod format;
 mod gitleaks;
+mod identity;
 mod keys;
 #[cfg(feature = "store")]
 mod parse;
 #[cfg(feature = "store")]
 mod query;
+#[cfg(feature = "store")]
+mod rank;
+#[cfg(feature = "store")]
+mod recall;
 mod redact;
 mod run;
 #[cfg(feature = "store")]
@@ -64,13 +70,18 @@ pub use capture::{
 #[cfg(feature = "store")]
 pub use context::TokenCounter;
 pub use events::{RecentEvents, append_event, recent_events};
+pub use identity::{IdentityOptions, identify, normalize_remote, recall_keys};
 #[cfg(feature = "store")]
 pub use parse::{ParseError, capture_markdown};
 #[cfg(feature = "store")]
-pub use run::StoreLocation;
-pub use run::{CaptureFailure, CaptureReport, capture_with_config, events_path, memory_root};
+pub use recall::RecallRequest;
 #[cfg(feature = "store")]
-pub use store::{FULL_CHECK_LIMIT, Filter, MemoryStore, Reconciled, StoreError};
+pub use run::StoreLocation;
+pub use run::{
+    CaptureFailure, CaptureReport, capture_with_config, events_path, identity_options, memory_root,
+};
+#[cfg(feature = "store")]
+pub use store::{FULL_CHECK_LIMIT, Filter, MemoryStore, Reconciled, Scope, StoreError, short_id};
 /// A JSONL transcript's lines from the newest, read from its end in
 /// bounded chunks.
 pub use tail::ReverseLines;

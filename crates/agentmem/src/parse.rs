@@ -77,6 +77,17 @@ pub fn parse_capture(path: &Path) -> Result<ParsedCapture, ParseError> {
         description: field("description"),
         path: path.to_path_buf(),
         id: name,
+        identity: agentctx_types::ProjectIdentity {
+            remote: field("repository"),
+            root_commit: field("root_commit"),
+            name: field("project_name"),
+            // Written before identities: the cwd stands for the folder.
+            top: std::path::PathBuf::from(match field("project_top") {
+                top if top.is_empty() => field("cwd"),
+                top => top,
+            }),
+            package: field("package"),
+        },
     };
     Ok(ParsedCapture {
         record,

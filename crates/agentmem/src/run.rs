@@ -49,17 +49,39 @@ impl StoreLocation {
     }
 
     /// The store, reconciled with its folder (what every reader does
-    /// first), and what reconciling found.
+    /// first), and what reconciling found. A folder nothing can be written
+    /// for (no index beside it, none in the fallback) is indexed in memory
+    /// ([`MemoryStore::in_memory`] says why): still searchable.
     ///
     /// # Errors
-    /// The folder or the index cannot be read or written.
+    /// The folder cannot be read.
     pub fn open(&self) -> Result<(MemoryStore, Reconciled), StoreError> {
-        let mut store = match &self.index_fallback {
-            Some(fallback) => MemoryStore::open_or_elsewhere(&self.root, fallback)?,
-            None => MemoryStore::open(&self.root)?,
+        let opened = match &self.index_fallback {
+            Some(fallback) => MemoryStore::open_or_elsewhere(&self.root, fallback),
+            None => MemoryStore::open(&self.root),
+        };
+        let mut store = match opened {
+            Ok(store) => store,
+            Err(error) if self.root.is_dir() => MemoryStore::open_in_memory(
+                &self.root,
+                format!("the index is kept in memory for this run: {error}"),
+            )?,
+            Err(error) => return Err(error),
         };
         let report = store.reconcile()?;
         Ok((store, report))
+    }
+}
+
+/// How projects are identified under `config`: its rules, and root commits
+/// kept in `$XDG_CACHE_HOME/agentctx/identities`.
+pub fn identity_options(
+    config: &AgentMemConfig,
+    cache_home: Option<&Path>,
+) -> crate::IdentityOptions {
+    crate::IdentityOptions {
+        rules: config.identities.clone(),
+        cache: cache_home.map(|c| c.join("agentctx/identities")),
     }
 }
 
@@ -92,7 +114,8 @@ pub fn memory_root(config: &AgentMemConfig, home: Option<&Path>) -> Option<PathB
 
 /// Captures what `trigger` points at with the settings of `config`
 /// (`codex_home` is `$CODEX_HOME`, whose `sessions` folder holds Codex's
-/// rollouts unless `codex_sessions_dir` says otherwise), appends
+/// rollouts unless `codex_sessions_dir` says otherwise; `cache_home` is
+/// `$XDG_CACHE_HOME`, where root commits found once are kept), appends
 /// the attempt to `agentmem.events_path` when set, and never fails: every
 /// problem ends in the report.
 ///
@@ -104,6 +127,7 @@ pub fn capture_with_config(
     config: &AgentMemConfig,
     home: Option<&Path>,
     codex_home: Option<&Path>,
+    cache_home: Option<&Path>,
 ) -> CaptureReport {
     let origin = trigger.origin();
     let now = jiff::Zoned::now();
@@ -132,6 +156,7 @@ pub fn capture_with_config(
                     retry_delay: Duration::from_millis(config.retry_delay_ms),
                     redact: config.redact,
                     now: now.clone(),
+                    identity: identity_options(config, cache_home),
                 };
                 capture(trigger, &settings, home).map_err(CaptureFailure::from)
             }
@@ -213,8 +238,13 @@ mod tests {
             agent_type: Some("engineer".into()),
             ..agentctx_types::HookInput::default()
         };
-        let report =
-            capture_with_config(&Trigger::hook(hook), &AgentMemConfig::default(), None, None);
+        let report = capture_with_config(
+            &Trigger::hook(hook),
+            &AgentMemConfig::default(),
+            None,
+            None,
+            None,
+        );
         assert!(matches!(
             report.outcome,
             Err(CaptureFailure::NoMemoryFolder)

@@ -26,6 +26,28 @@ pub struct Filter {
     pub until: Option<String>,
     /// At most this many (0: no limit).
     pub limit: usize,
+    /// Captures of one project only (recall).
+    pub scope: Option<Scope>,
+}
+
+/// The captures one project's sessions see (docs/agentmem.md, "Project
+/// identity"): a capture whose remote, root commit or name is one of
+/// `keys`; one made at or below one of `folders`; one without any key
+/// (outside git, or written before identities) made at or below `top`. Of
+/// those, the ones whose package is `package`, above it or below it (a
+/// monorepo package sees its own captures and the root's, not its
+/// siblings').
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// Keys any of which makes a capture this project's.
+    pub keys: Vec<String>,
+    /// Folders whose captures are this project's whatever their keys.
+    pub folders: Vec<PathBuf>,
+    /// The session's working tree top.
+    pub top: PathBuf,
+    /// The session's package (`/`-separated, relative to `top`; empty at
+    /// the top).
+    pub package: String,
 }
 
 /// What reconciling found.
@@ -166,9 +188,18 @@ CREATE TABLE IF NOT EXISTS captures (
     project TEXT NOT NULL,
     time TEXT NOT NULL,
     completion TEXT NOT NULL,
-    description TEXT NOT NULL
+    description TEXT NOT NULL,
+    remote TEXT NOT NULL,
+    root_commit TEXT NOT NULL,
+    pname TEXT NOT NULL,
+    top TEXT NOT NULL,
+    package TEXT NOT NULL,
+    short TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS captures_time ON captures(time);
+CREATE INDEX IF NOT EXISTS captures_remote ON captures(remote);
+CREATE INDEX IF NOT EXISTS captures_root_commit ON captures(root_commit);
+CREATE INDEX IF NOT EXISTS captures_short ON captures(short);
 CREATE TABLE IF NOT EXISTS dirs (
     path TEXT PRIMARY KEY,
     mtime INTEGER NOT NULL
@@ -188,7 +219,7 @@ INSERT INTO captures_fts (captures_fts, rank) VALUES ('rank', 'bm25(5.0, 3.0, 1.
 ";
 
 /// Bumped when the schema changes; an index of another version is rebuilt.
-const SCHEMA_VERSION: i64 = 4;
+const SCHEMA_VERSION: i64 = 5;
 
 /// The full-text column that holds the CJK bigrams of a capture's
 /// completion, description and body (`cjk.rs`).
@@ -201,6 +232,8 @@ pub struct MemoryStore {
     /// folder).
     index: PathBuf,
     conn: Connection,
+    /// Why the index lives in memory only (nowhere could hold its file).
+    in_memory: Option<String>,
 }
 
 impl MemoryStore {
@@ -297,7 +330,31 @@ impl MemoryStore {
             root: root.to_path_buf(),
             index: path.to_path_buf(),
             conn,
+            in_memory: None,
         })
+    }
+
+    /// An index of `root` held in memory for this process only: for a
+    /// memory folder nothing can be written for (no index beside it, no
+    /// writable cache), which is still listed and searched; `why` says so
+    /// ([`MemoryStore::in_memory`]). Empty until reconciled.
+    ///
+    /// # Errors
+    /// SQLite cannot open a database in memory.
+    pub fn open_in_memory(root: &Path, why: String) -> Result<Self, StoreError> {
+        let conn = Connection::open_in_memory().at(root)?;
+        conn.execute_batch(SCHEMA).at(root)?;
+        Ok(Self {
+            root: root.to_path_buf(),
+            index: root.join(".agentmem/index.sqlite"),
+            conn,
+            in_memory: Some(why),
+        })
+    }
+
+    /// Why the index is held in memory only, when it is.
+    pub fn in_memory(&self) -> Option<&str> {
+        self.in_memory.as_deref()
     }
 
     /// Brings the index in line with the folder: new, changed and deleted
@@ -483,7 +540,7 @@ impl MemoryStore {
         let mut stmt = self.conn.prepare(&sql).map_err(StoreError::query)?;
         let rows = stmt
             .query_map(rusqlite::params_from_iter(values.iter()), |r| {
-                Ok((record_from_row(r)?, r.get::<_, f64>(10)?))
+                Ok((record_from_row(r)?, r.get::<_, f64>(RECORD_COLUMN_COUNT)?))
             })
             .map_err(StoreError::query)?;
         let found = rows
@@ -546,7 +603,7 @@ impl MemoryStore {
     pub fn find(&self, id_or_path: &str) -> Result<CaptureRecord, StoreError> {
         let mut stmt = self
             .conn
-            .prepare(&format!("SELECT {RECORD_COLUMNS} FROM captures c WHERE c.path = ?1 OR c.name = ?1 OR c.name LIKE ?2 ESCAPE '\\' ORDER BY c.name LIMIT 2"))
+            .prepare(&format!("SELECT {RECORD_COLUMNS} FROM captures c WHERE c.path = ?1 OR c.name = ?1 OR c.short = ?1 OR c.name LIKE ?2 ESCAPE '\\' ORDER BY c.name LIMIT 2"))
             .at(&self.root)?;
         let escaped = id_or_path
             .trim_end_matches(".md")
@@ -694,9 +751,19 @@ fn sync_dir(
     Ok(())
 }
 
-const RECORD_COLUMNS: &str = "c.name, c.path, c.category, c.agent, c.source, c.session, c.project, c.time, c.completion, c.description";
+pub(crate) const RECORD_COLUMNS: &str = "c.name, c.path, c.category, c.agent, c.source, c.session, c.project, c.time, c.completion, c.description, c.remote, c.root_commit, c.pname, c.top, c.package";
+/// How many columns [`RECORD_COLUMNS`] has (a query's own come after).
+pub(crate) const RECORD_COLUMN_COUNT: usize = 15;
 
-fn record_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CaptureRecord> {
+/// The short id the recall index shows for a capture (`mem show` takes
+/// it): 10 hex digits of its name's SHA-256, stable for the file's life.
+pub fn short_id(name: &str) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(name.as_bytes());
+    digest[..5].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+pub(crate) fn record_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CaptureRecord> {
     Ok(CaptureRecord {
         id: r.get(0)?,
         path: PathBuf::from(r.get::<_, String>(1)?),
@@ -708,12 +775,19 @@ fn record_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CaptureRecord> {
         time: r.get(7)?,
         completion: r.get(8)?,
         description: r.get(9)?,
+        identity: agentctx_types::ProjectIdentity {
+            remote: r.get(10)?,
+            root_commit: r.get(11)?,
+            name: r.get(12)?,
+            top: PathBuf::from(r.get::<_, String>(13)?),
+            package: r.get(14)?,
+        },
     })
 }
 
 /// The filter as SQL; its parameters are numbered after the first
 /// `offset` ones (a search binds its query as ?1).
-fn where_clause(filter: &Filter, offset: usize) -> (String, Vec<String>) {
+pub(crate) fn where_clause(filter: &Filter, offset: usize) -> (String, Vec<String>) {
     let mut parts = vec!["1 = 1".to_owned()];
     let mut values = Vec::new();
     let next = |values: &mut Vec<String>, value: String| {
@@ -743,6 +817,9 @@ fn where_clause(filter: &Filter, offset: usize) -> (String, Vec<String>) {
         let b = next(&mut values, format!("{project}/%"));
         parts.push(format!("(c.project = {a} OR c.project LIKE {b})"));
     }
+    if let Some(scope) = &filter.scope {
+        parts.push(scope_clause(scope, &mut |v| next(&mut values, v)));
+    }
     if let Some(since) = &filter.since {
         parts.push(format!(
             "c.time >= {}",
@@ -762,6 +839,42 @@ fn where_clause(filter: &Filter, offset: usize) -> (String, Vec<String>) {
     (parts.join(" AND "), values)
 }
 
+/// [`Scope`] as SQL, binding its values through `bind`.
+fn scope_clause(scope: &Scope, bind: &mut dyn FnMut(String) -> String) -> String {
+    let mut owner = Vec::new();
+    if !scope.keys.is_empty() {
+        let slots: Vec<String> = scope.keys.iter().map(|k| bind(k.clone())).collect();
+        let list = slots.join(", ");
+        owner.push(format!(
+            "c.remote IN ({list}) OR c.root_commit IN ({list}) OR c.pname IN ({list})"
+        ));
+    }
+    // `x` at or below folder `f`: equal, or `f/` starts it (no LIKE, so
+    // `%` and `_` in paths mean themselves).
+    let below = |column: &str, folder: String, bind: &mut dyn FnMut(String) -> String| {
+        let folder = folder.trim_end_matches('/').to_owned();
+        let slash = bind(format!("{folder}/"));
+        let exact = bind(folder);
+        format!("({column} = {exact} OR substr({column}, 1, length({slash})) = {slash})")
+    };
+    for folder in &scope.folders {
+        owner.push(below("c.top", folder.to_string_lossy().into_owned(), bind));
+    }
+    let top = below("c.top", scope.top.to_string_lossy().into_owned(), bind);
+    owner.push(format!(
+        "(c.remote = '' AND c.root_commit = '' AND c.pname = '' AND {top})"
+    ));
+    let package = if scope.package.is_empty() {
+        "1 = 1".to_owned()
+    } else {
+        let p = bind(scope.package.clone());
+        format!(
+            "(c.package = '' OR c.package = {p} OR substr({p} || '/', 1, length(c.package) + 1) = c.package || '/' OR substr(c.package, 1, length({p}) + 1) = {p} || '/')"
+        )
+    };
+    format!("(({}) AND {package})", owner.join(" OR "))
+}
+
 fn delete(tx: &rusqlite::Transaction<'_>, id: i64) -> rusqlite::Result<()> {
     tx.execute("DELETE FROM captures WHERE id = ?1", [id])?;
     tx.execute("DELETE FROM captures_fts WHERE rowid = ?1", [id])?;
@@ -777,9 +890,28 @@ fn insert(
 ) -> rusqlite::Result<()> {
     let r = &c.record;
     tx.execute(
-        "INSERT INTO captures (path, size, mtime, name, category, agent, source, session, project, time, completion, description)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-        params![path, i64::try_from(size).unwrap_or(i64::MAX), mtime, r.id, r.category, r.agent, r.source, r.session, r.project, r.time, r.completion, r.description],
+        "INSERT INTO captures (path, size, mtime, name, category, agent, source, session, project, time, completion, description, remote, root_commit, pname, top, package, short)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+        params![
+            path,
+            i64::try_from(size).unwrap_or(i64::MAX),
+            mtime,
+            r.id,
+            r.category,
+            r.agent,
+            r.source,
+            r.session,
+            r.project,
+            r.time,
+            r.completion,
+            r.description,
+            r.identity.remote,
+            r.identity.root_commit,
+            r.identity.name,
+            r.identity.top.to_string_lossy(),
+            r.identity.package,
+            short_id(&r.id)
+        ],
     )?;
     let id = tx.last_insert_rowid();
     tx.execute(

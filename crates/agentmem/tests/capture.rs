@@ -23,6 +23,7 @@ fn settings(root: &Path) -> CaptureSettings {
         retry_delay: Duration::from_millis(50),
         redact: true,
         now: "2026-01-25T09:12:00+09:00[Asia/Tokyo]".parse().unwrap(),
+        identity: Default::default(),
     }
 }
 

@@ -319,6 +319,7 @@ fn captured_text(root: &Path, id: &str, message: &str) {
         retry_delay: std::time::Duration::ZERO,
         redact: true,
         now: "2026-01-25T09:12:00+09:00[Asia/Tokyo]".parse().unwrap(),
+        identity: Default::default(),
     };
     let outcome =
         agentctx_agentmem::capture(&agentctx_agentmem::Trigger::hook(hook), &settings, None)

@@ -256,6 +256,10 @@ pub enum MemCommand {
     Show(ShowArgs),
     /// The best matches for a query as one block for a prompt.
     Context(MemContextArgs),
+    /// The <memory_index> a session in the working directory starts with.
+    Index(MemIndexArgs),
+    /// The working directory's project identity (what memory belongs to).
+    Identity,
     /// Counts per category, agent and month; index size.
     Stats,
     /// Rebuild the index from the files.
@@ -299,6 +303,10 @@ pub struct MemFilterArgs {
     /// At most N.
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
+    /// Only captures of the working directory's project (the repository,
+    /// in any clone or worktree: what recall shows).
+    #[arg(long)]
+    pub this_project: bool,
 }
 
 #[derive(Debug, Args)]
@@ -325,6 +333,16 @@ pub struct MemContextArgs {
     /// Only captures made in this directory or below it.
     #[arg(long, value_name = "DIR")]
     pub project: Option<String>,
+    /// Only captures of the working directory's project.
+    #[arg(long)]
+    pub this_project: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MemIndexArgs {
+    /// Token budget (default: agentmem.recall.max_tokens).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
 }
 
 #[derive(Debug, Args)]
@@ -358,6 +376,9 @@ pub struct ContextArgs {
     /// Ignore a cached remote listing.
     #[arg(long)]
     pub refresh: bool,
+    /// Leave the <memory_index> of past captures out.
+    #[arg(long)]
+    pub no_memory: bool,
 }
 
 /// One of `names`, parsed into the type they name.

@@ -74,6 +74,8 @@ fn every_json_output_is_its_schemas_type() {
     round_trips::<ty::CaptureShown>(&t, "capture-shown", &["mem", "show", "2026-01-25-091200"]);
     round_trips::<ty::MemoryContext>(&t, "memory-context", &["mem", "context", "auth"]);
     round_trips::<ty::MemoryStats>(&t, "memory-stats", &["mem", "stats"]);
+    round_trips::<ty::MemoryIndex>(&t, "memory-index", &["mem", "index"]);
+    round_trips::<ty::ProjectIdentity>(&t, "project-identity", &["mem", "identity"]);
 }
 
 #[test]

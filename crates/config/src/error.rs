@@ -54,6 +54,17 @@ pub enum ConfigError {
         /// What was wrong.
         message: String,
     },
+    /// A project file sets a key only the user may set: which captures
+    /// a session recalls is the user's choice, not the repository's.
+    #[error(
+        "{path}: {key} can be set only in the user config ($XDG_CONFIG_HOME/agentctx/config.yaml): a repository must not choose whose memory its sessions read"
+    )]
+    UserOnly {
+        /// The project file.
+        path: PathBuf,
+        /// The key.
+        key: String,
+    },
 }
 
 fn key_prefix(key: &Option<String>) -> String {

@@ -143,6 +143,9 @@ pub fn load(request: &ConfigRequest<'_>) -> Result<LoadedConfig, ConfigError> {
             continue;
         };
         for leaf in parse_file(&path, &text, &origin)? {
+            if let Some(key) = user_only(&leaf) {
+                return Err(ConfigError::UserOnly { path, key });
+            }
             merged.apply(leaf);
         }
         files.push(origin);
@@ -205,7 +208,7 @@ pub fn load_salvaging(request: &ConfigRequest<'_>) -> (LoadedConfig, Vec<ConfigE
                     }
                 };
                 for leaf in leaves_of(&value, &origin) {
-                    if validate_alone(&leaf).is_ok() {
+                    if user_only(&leaf).is_none() && validate_alone(&leaf).is_ok() {
                         merged.apply(leaf);
                     }
                 }
@@ -301,6 +304,21 @@ fn parse_file(path: &Path, text: &str, origin: &ConfigOrigin) -> Result<Vec<Leaf
     // reports the position in the file.
     yaml::parse_strict::<Config>(text).map_err(invalid)?;
     Ok(leaves_of(&value, origin))
+}
+
+/// Keys a project file may not set (`ConfigError::UserOnly`).
+const USER_ONLY_KEYS: &[&str] = &["agentmem.identities", "agentmem.recall.also"];
+
+/// The user-only key `leaf` sets when it comes from a project file.
+fn user_only(leaf: &Leaf) -> Option<String> {
+    if !matches!(leaf.origin, ConfigOrigin::ProjectFile { .. }) {
+        return None;
+    }
+    let key = leaf.path.join(".");
+    USER_ONLY_KEYS
+        .iter()
+        .find(|k| key == **k || key.starts_with(&format!("{k}.")))
+        .map(|k| (*k).to_owned())
 }
 
 fn validate_alone(leaf: &Leaf) -> Result<(), (String, String)> {

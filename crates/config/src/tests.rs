@@ -546,3 +546,38 @@ fn an_error_elsewhere_never_drops_the_rules_policy() {
         agentctx_types::OnRuleError::DenyAll
     );
 }
+
+#[test]
+fn a_project_file_cannot_choose_whose_memory_is_recalled() {
+    let sb = Sandbox::new();
+    let rule = "agentmem:\n  identities:\n    - {match: github.com/victim/private, as: mine}\n";
+    sb.write(&sb.project.join(PROJECT_FILE_NAME), rule);
+    let error = sb.load(&sb.project, &[], &[]).unwrap_err();
+    assert!(
+        matches!(&error, ConfigError::UserOnly { key, .. } if key == "agentmem.identities"),
+        "{error}"
+    );
+    assert!(error.to_string().contains(PROJECT_FILE_NAME), "{error}");
+    // A hook salvages the rest and drops the key.
+    let env = sb.env(&[]);
+    let (loaded, errors) = load_salvaging(&ConfigRequest::new(&sb.project, &env));
+    assert!(loaded.config.agentmem.identities.is_empty());
+    assert!(!errors.is_empty());
+    sb.write(
+        &sb.project.join(PROJECT_FILE_NAME),
+        "agentmem:\n  recall:\n    also: [github.com/victim/private]\n    max_tokens: 300\n",
+    );
+    assert!(matches!(
+        sb.load(&sb.project, &[], &[]).unwrap_err(),
+        ConfigError::UserOnly { key, .. } if key == "agentmem.recall.also"
+    ));
+    // The same keys in the user file, and the project's own budget, are fine.
+    sb.write(&sb.user_file(), rule);
+    sb.write(
+        &sb.project.join(PROJECT_FILE_NAME),
+        "agentmem:\n  recall:\n    max_tokens: 300\n",
+    );
+    let loaded = sb.load(&sb.project, &[], &[]).unwrap();
+    assert_eq!(loaded.config.agentmem.identities.len(), 1);
+    assert_eq!(loaded.config.agentmem.recall.max_tokens, 300);
+}

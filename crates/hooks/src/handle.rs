@@ -329,10 +329,12 @@ impl Call<'_> {
             }
         }
         let text = match again {
-            Some(composed) => {
+            Some(mut composed) => {
                 for warning in &composed.warnings {
                     outcome.note(format!("context: {warning}"));
                 }
+                // The session's own index, the same bytes as at its start.
+                self.add_memory(&mut composed, outcome);
                 if parts.agents {
                     // The chain given now is the chain as it is now.
                     diff.recheck.clear();
@@ -354,10 +356,11 @@ impl Call<'_> {
     }
 
     fn initial_context(&self, parts: ComposeParts, event: &str, outcome: &mut HookOutcome) {
-        let composed = compose(self.host, self.cwd, parts);
+        let mut composed = compose(self.host, self.cwd, parts);
         for warning in &composed.warnings {
             outcome.note(format!("context: {warning}"));
         }
+        self.add_memory(&mut composed, outcome);
         let text = composed.text();
         outcome.note(format!(
             "initial context: {} parts, {} bytes",
@@ -368,6 +371,48 @@ impl Call<'_> {
             outcome.reply = Some(HookReply::context(event, text));
         }
     }
+
+    /// The session's `<memory_index>` as the last part (it changes more
+    /// often than the parts before it, which the prompt cache keeps).
+    #[cfg(feature = "recall")]
+    fn add_memory(
+        &self,
+        composed: &mut agentctx_types::ComposedContext,
+        outcome: &mut HookOutcome,
+    ) {
+        let dir = self.host.sessions_dir();
+        let agent = self.input.agent_id.as_deref().filter(|a| !a.is_empty());
+        let id = match (self.input.session_id.as_deref(), agent) {
+            (Some(session), Some(agent)) => Some(format!("{session}+{agent}")),
+            (Some(session), None) => Some(session.to_owned()),
+            (None, _) => None,
+        };
+        // The ids name a file: the same rule as the session state's.
+        let id = id.filter(|id| {
+            !id.starts_with('.')
+                && id.len() <= 401
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+'))
+        });
+        let session = dir.as_deref().zip(id.as_deref());
+        if let Some(text) = crate::recall::session_memory_index(
+            self.host,
+            self.cwd,
+            session,
+            agent.is_some(),
+            &mut outcome.notes,
+        ) && !text.is_empty()
+        {
+            composed.system.push(agentctx_types::ContextPart {
+                kind: agentctx_types::ContextPartKind::Memory,
+                text,
+            });
+        }
+    }
+
+    #[cfg(not(feature = "recall"))]
+    fn add_memory(&self, _: &mut agentctx_types::ComposedContext, _: &mut HookOutcome) {}
 
     /// A sub-agent starts with a context of its own: it gets the rules'
     /// extension and, where the agent does not load it, the AGENTS.md
@@ -658,6 +703,7 @@ impl Call<'_> {
             config,
             self.host.home().as_deref(),
             self.host.codex_home().as_deref(),
+            self.host.env.xdg_dir("XDG_CACHE_HOME", ".cache").as_deref(),
         );
         outcome.note(format!("capture: {}", report.line));
         if let Some(log) = agentctx_config::StateLog::new(self.host.env, "agentmem.log") {

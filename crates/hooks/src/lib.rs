@@ -48,6 +48,8 @@ mod host;
 mod input;
 pub mod install;
 mod protect;
+#[cfg(feature = "recall")]
+mod recall;
 mod shell;
 mod tools;
 mod transcript;
@@ -65,6 +67,8 @@ pub use exec::{CODEX_PROFILE, ExecError, ExecMode, ExecRequest, codex_permission
 pub use guard::{Guard, Verdict};
 pub use handle::{HookOutcome, detect_agent, handle};
 pub use host::{ConfigSource, Host, RulesError, SessionPlaceError};
+#[cfg(feature = "recall")]
+pub use recall::{O200kCounter, RecallError, memory_index, session_memory_index};
 pub use shell::{
     Access, NamedPath, Redirect, ShellCommand, ShellError, ShellScript, ShellWord, expand_pattern,
     parse_shell,

@@ -33,6 +33,123 @@ pub struct AgentMemConfig {
     /// Where Codex keeps its rollouts; unset means `~/.codex/sessions`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub codex_sessions_dir: Option<PathBuf>,
+    /// Captured work given back to later sessions of the same project.
+    pub recall: RecallConfig,
+    /// Project identities merged or split by hand (user config only: a
+    /// repository must not choose whose memory its sessions read).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub identities: Vec<IdentityRule>,
+}
+
+/// `agentmem.recall`: the index of past captures a session starts with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields, default)]
+pub struct RecallConfig {
+    /// Give sessions the `<memory_index>` of their project's captures.
+    pub enabled: bool,
+    /// The index's budget in o200k tokens (the whole block, tags included).
+    pub max_tokens: u32,
+    /// Sub-agents get the index too (they start with a context of their
+    /// own; off, so memory is not paid for once per sub-agent).
+    pub subagents: bool,
+    /// Only these categories (`RESEARCH`, `DECISION`, ...); empty: all.
+    pub categories: Vec<String>,
+    /// Captures older than this many days are left out (0: no limit).
+    pub max_age_days: u32,
+    /// Other project identities whose captures are recalled too (user
+    /// config only), e.g. `github.com/acme/shared-lib`.
+    pub also: Vec<String>,
+}
+
+impl Default for RecallConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            max_tokens: 800,
+            subagents: false,
+            categories: Vec::new(),
+            max_age_days: 0,
+            also: Vec::new(),
+        }
+    }
+}
+
+/// One rule of `agentmem.identities`: the projects `match` names share the
+/// identity `as` (merge two repositories, or split a folder off its
+/// repository).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct IdentityRule {
+    /// A repository (`github.com/acme/api`, as `agentctx mem identity`
+    /// prints it), a root commit id, or an absolute folder (it and
+    /// everything below it).
+    #[serde(rename = "match")]
+    pub matches: String,
+    /// The identity those projects have instead.
+    #[serde(rename = "as")]
+    pub id: String,
+}
+
+/// Which repository a capture or a session belongs to (docs/agentmem.md,
+/// "Project identity"). Two belong to the same project when any of their
+/// keys agree: the remote, the root commit, the name an identity rule gave,
+/// or (outside git) the folder.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct ProjectIdentity {
+    /// `origin`'s URL without scheme, user, port and `.git`, host in lower
+    /// case (`github.com/acme/api`); empty without one.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub remote: String,
+    /// The commit reached from HEAD by first parents (the same in every
+    /// clone and worktree); empty when unknown (shallow, no commit yet).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub root_commit: String,
+    /// The identity an `agentmem.identities` rule gave (the other keys are
+    /// then empty).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// The working tree's top folder (the folder itself outside git).
+    pub top: PathBuf,
+    /// The package inside it (`crates/core`, `packages/web`), relative to
+    /// `top`, `/`-separated; empty at the top.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub package: String,
+}
+
+impl ProjectIdentity {
+    /// The key shown to people and in the index's opening tag: the name,
+    /// else the remote, else the root commit, else the folder.
+    pub fn label(&self) -> String {
+        if !self.name.is_empty() {
+            self.name.clone()
+        } else if !self.remote.is_empty() {
+            self.remote.clone()
+        } else if !self.root_commit.is_empty() {
+            format!(
+                "commit {}",
+                &self.root_commit[..self.root_commit.len().min(12)]
+            )
+        } else {
+            self.top.display().to_string()
+        }
+    }
+}
+
+/// The `<memory_index>` a session starts with (`mem index --json`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct MemoryIndex {
+    /// The project it is for.
+    pub identity: ProjectIdentity,
+    /// Captures of this project (after the recall filters).
+    pub matches: u64,
+    /// Entries shown within the budget.
+    pub shown: u64,
+    /// The block; empty when the project has no captures.
+    pub text: String,
 }
 
 impl Default for AgentMemConfig {
@@ -47,6 +164,8 @@ impl Default for AgentMemConfig {
             capture_on_stop: false,
             capture_internal_agents: false,
             codex_sessions_dir: None,
+            recall: RecallConfig::default(),
+            identities: Vec::new(),
         }
     }
 }
@@ -76,6 +195,10 @@ pub struct CaptureRecord {
     pub completion: String,
     /// The description, or empty.
     pub description: String,
+    /// The project it belongs to; captures written before identities
+    /// have only `top` (their cwd).
+    #[serde(default)]
+    pub identity: ProjectIdentity,
 }
 
 /// A search hit (`mem search --json` is a list of these).

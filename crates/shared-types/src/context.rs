@@ -22,6 +22,8 @@ pub enum ContextPartKind {
     Files,
     /// A base system prompt given by the caller, with the extension in it.
     System,
+    /// The `<memory_index>` of the project's past captures.
+    Memory,
 }
 
 impl ContextPartKind {
@@ -32,6 +34,7 @@ impl ContextPartKind {
             Self::Agents => "agents",
             Self::Files => "files",
             Self::System => "system",
+            Self::Memory => "memory",
         }
     }
 }
@@ -132,6 +135,7 @@ mod tests {
             ContextPartKind::Agents,
             ContextPartKind::Files,
             ContextPartKind::System,
+            ContextPartKind::Memory,
         ] {
             assert_eq!(
                 serde_json::to_value(kind).ok(),

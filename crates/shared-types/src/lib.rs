@@ -41,8 +41,8 @@ mod schema;
 mod session;
 
 pub use agentmem::{
-    AgentMemConfig, CaptureEvent, CaptureRecord, CaptureShown, MemoryContext, MemoryStats,
-    SearchHit,
+    AgentMemConfig, CaptureEvent, CaptureRecord, CaptureShown, IdentityRule, MemoryContext,
+    MemoryIndex, MemoryStats, ProjectIdentity, RecallConfig, SearchHit,
 };
 pub use agents::{
     AgentsConfig, DEFAULT_MARKERS, InitialBundle, InitialConfig, OmitReason, OmittedAgentFile,

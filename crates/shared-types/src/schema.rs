@@ -3,7 +3,7 @@
 use schemars::{Schema, schema_for};
 
 /// The names accepted by [`schema_named`], in the order `agentctx schema` lists them.
-pub const SCHEMA_NAMES: [&str; 29] = [
+pub const SCHEMA_NAMES: [&str; 31] = [
     "agents-config",
     "resolved-agents",
     "system-reminder-type",
@@ -33,6 +33,8 @@ pub const SCHEMA_NAMES: [&str; 29] = [
     "memory-context",
     "memory-stats",
     "capture-event",
+    "memory-index",
+    "project-identity",
 ];
 
 /// The JSON Schema of the type behind `name`, or `None` for an unknown name.
@@ -72,6 +74,8 @@ pub fn schema_named(name: &str) -> Option<Schema> {
         "search-hits" => schema_for!(Vec<crate::SearchHit>),
         "capture-shown" => schema_for!(crate::CaptureShown),
         "memory-context" => schema_for!(crate::MemoryContext),
+        "memory-index" => schema_for!(crate::MemoryIndex),
+        "project-identity" => schema_for!(crate::ProjectIdentity),
         "memory-stats" => schema_for!(crate::MemoryStats),
         "capture-event" => schema_for!(crate::CaptureEvent),
         _ => return None,

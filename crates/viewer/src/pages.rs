@@ -141,6 +141,7 @@ fn list_page(store: &StoreLocation, params: &BTreeMap<String, String>) -> Page {
         since: get("since"),
         until: get("until"),
         limit: LIST_LIMIT,
+        scope: None,
     };
     let query = get("q").unwrap_or_default();
     let found = store.open().and_then(|(store, _)| {

@@ -15,12 +15,38 @@ pub fn run(inv: &Invocation, args: &ContextArgs, out: &mut dyn Write) -> anyhow:
         args.gitlab.as_deref(),
         args.api_url.as_deref(),
     );
+    let is_remote = remote.is_some();
     let mut composed = match remote {
         Some(repo) => agentctx_hooks::compose_remote(&host, &repo, args.refresh),
         None => compose(&host, &inv.cwd, ComposeParts::ALL),
     };
     for warning in &composed.warnings {
         tracing::warn!("{warning}");
+    }
+    // The index a session here starts with (a remote repository has no
+    // local memory).
+    let recall = &inv.config.config.agentmem.recall;
+    if !is_remote && recall.enabled && !args.no_memory {
+        let mut notes = Vec::new();
+        match agentctx_hooks::memory_index(
+            &host,
+            &inv.cwd,
+            recall,
+            jiff::Zoned::now().date(),
+            &mut notes,
+        ) {
+            Ok(index) if !index.text.is_empty() => {
+                composed.system.push(agentctx_types::ContextPart {
+                    kind: agentctx_types::ContextPartKind::Memory,
+                    text: index.text,
+                })
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!("memory index left out: {error}"),
+        }
+        for note in &notes {
+            tracing::debug!("{note}");
+        }
     }
     if args.system_prompt.is_some() || args.tool_descriptions.is_some() {
         let read = |path: &Option<std::path::PathBuf>| -> anyhow::Result<String> {

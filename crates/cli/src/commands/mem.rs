@@ -61,6 +61,7 @@ pub fn capture(
                 &inv.config.config.agentmem,
                 inv.env.home().as_deref(),
                 codex_home.as_deref(),
+                inv.env.xdg_dir("XDG_CACHE_HOME", ".cache").as_deref(),
             )
             .line
         }

@@ -40,7 +40,22 @@ pub fn filter(args: &MemFilterArgs, inv: &Invocation) -> Filter {
         since: args.since.clone(),
         until: args.until.clone(),
         limit: args.limit.unwrap_or(0),
+        scope: args.this_project.then(|| this_project(inv)),
     }
+}
+
+/// The identity of the working directory's project under the config.
+fn identity_here(inv: &Invocation) -> agentctx_types::ProjectIdentity {
+    let cache = inv.env.xdg_dir("XDG_CACHE_HOME", ".cache");
+    let options =
+        agentctx_agentmem::identity_options(&inv.config.config.agentmem, cache.as_deref());
+    agentctx_agentmem::identify(&inv.cwd, &options)
+}
+
+/// The captures a session in the working directory recalls from.
+fn this_project(inv: &Invocation) -> agentctx_agentmem::Scope {
+    let memory = &inv.config.config.agentmem;
+    agentctx_agentmem::Scope::of(&identity_here(inv), &memory.identities, &memory.recall.also)
 }
 
 /// `2026-01-25 09:12 IMPLEMENTATION engineer  fixed-auth-race  path`
@@ -107,11 +122,58 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
                 .project
                 .as_ref()
                 .map(|p| inv.cwd.join(p).display().to_string());
-            let block = store.context(&args.query, &f, args.max_tokens, &O200k)?;
+            f.scope = args.this_project.then(|| this_project(inv));
+            let block = store.context(
+                &args.query,
+                &f,
+                args.max_tokens,
+                &agentctx_hooks::O200kCounter,
+                jiff::Zoned::now().date(),
+            )?;
             if inv.json {
                 write_json(out, &block)?;
             } else {
                 out.write_all(block.text.as_bytes())?;
+            }
+        }
+        MemCommand::Index(args) => {
+            let mut recall = inv.config.config.agentmem.recall.clone();
+            if let Some(n) = args.max_tokens {
+                recall.max_tokens = n;
+            }
+            let mut notes = Vec::new();
+            let index = agentctx_hooks::memory_index(
+                &inv.host(),
+                &inv.cwd,
+                &recall,
+                jiff::Zoned::now().date(),
+                &mut notes,
+            )?;
+            for note in &notes {
+                tracing::info!("{note}");
+            }
+            if inv.json {
+                write_json(out, &index)?;
+            } else {
+                out.write_all(index.text.as_bytes())?;
+            }
+        }
+        MemCommand::Identity => {
+            let identity = identity_here(inv);
+            if inv.json {
+                write_json(out, &identity)?;
+            } else {
+                for (key, value) in [
+                    ("repository", identity.remote.as_str()),
+                    ("root_commit", &identity.root_commit),
+                    ("name", &identity.name),
+                    ("top", &identity.top.to_string_lossy()),
+                    ("package", &identity.package),
+                ] {
+                    if !value.is_empty() {
+                        writeln!(out, "{key}: {value}")?;
+                    }
+                }
             }
         }
         MemCommand::Stats => {
@@ -145,16 +207,4 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
         }
     }
     Ok(Outcome::Success)
-}
-
-/// o200k_base, as `mem context` counts.
-struct O200k;
-
-impl agentctx_agentmem::TokenCounter for O200k {
-    fn encoding(&self) -> &str {
-        agentctx_filelist::Tokenizer::O200k.name()
-    }
-    fn count(&self, text: &str) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
-        Ok(agentctx_filelist::Tokenizer::O200k.count(text))
-    }
 }

@@ -1,0 +1,315 @@
+//! Recall: the `<memory_index>` of a project's captures, across worktrees
+//! and packages, within a budget, byte-stable; and a memory folder nothing
+//! can be written for, still searchable.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use agentctx_agentmem::{
+    CaptureOutcome, CaptureSettings, IdentityOptions, MemoryStore, RecallRequest, Scope,
+    StoreLocation, TokenCounter, Trigger, capture, identify, short_id,
+};
+use agentctx_types::{HookInput, MemoryIndex};
+
+/// One token per four bytes.
+struct Quarter;
+impl TokenCounter for Quarter {
+    fn encoding(&self) -> &str {
+        "quarter"
+    }
+    fn count(&self, text: &str) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(text.len().div_ceil(4))
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+struct World {
+    dir: tempfile::TempDir,
+    memory: PathBuf,
+    /// A repository with packages `packages/api` and `packages/web`.
+    repo: PathBuf,
+    /// A worktree of it.
+    worktree: PathBuf,
+    /// An unrelated repository.
+    other: PathBuf,
+}
+
+fn world() -> World {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    for package in ["packages/api", "packages/web"] {
+        std::fs::create_dir_all(repo.join(package)).unwrap();
+        std::fs::write(repo.join(package).join("package.json"), "{}\n").unwrap();
+    }
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "first"]);
+    git(&repo, &["worktree", "add", "-q", "../worktree", "-b", "b"]);
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    git(&other, &["init", "-q", "-b", "main"]);
+    git(&other, &["commit", "-q", "--allow-empty", "-m", "other"]);
+    World {
+        memory: dir.path().join("memory"),
+        repo: std::fs::canonicalize(&repo).unwrap(),
+        worktree: std::fs::canonicalize(dir.path().join("worktree")).unwrap(),
+        other: std::fs::canonicalize(&other).unwrap(),
+        dir,
+    }
+}
+
+impl World {
+    /// A sub-agent's capture made in `cwd` at `when`.
+    fn capture(&self, cwd: &Path, id: &str, agent: &str, message: &str, when: &str) {
+        let hook = HookInput {
+            session_id: Some("s".into()),
+            hook_event_name: Some("SubagentStop".into()),
+            agent_id: Some(id.into()),
+            agent_type: Some(agent.into()),
+            agent_transcript_path: Some("/tmp/none.jsonl".into()),
+            last_assistant_message: Some(message.into()),
+            cwd: Some(cwd.display().to_string()),
+            ..HookInput::default()
+        };
+        let settings = CaptureSettings {
+            root: self.memory.clone(),
+            codex_sessions: self.memory.join("none"),
+            retries: 0,
+            retry_delay: std::time::Duration::ZERO,
+            redact: true,
+            now: format!("{when}+00:00[UTC]").parse().unwrap(),
+            identity: IdentityOptions::default(),
+        };
+        let outcome = capture(&Trigger::hook(hook), &settings, None).unwrap();
+        assert!(
+            matches!(outcome, CaptureOutcome::Captured { .. }),
+            "{outcome:?}"
+        );
+    }
+
+    fn index(&self, cwd: &Path, max_tokens: usize) -> MemoryIndex {
+        let mut store = MemoryStore::open(&self.memory).unwrap();
+        store.reconcile().unwrap();
+        let identity = identify(cwd, &IdentityOptions::default());
+        let request = RecallRequest {
+            scope: Scope::of(&identity, &[], &[]),
+            identity,
+            max_tokens,
+            categories: Vec::new(),
+            max_age_days: 0,
+            today: jiff::civil::date(2026, 11, 25),
+            program: "/usr/bin/agentctx".into(),
+        };
+        store.recall_index(&request, &Quarter).unwrap()
+    }
+}
+
+#[test]
+fn a_worktree_recalls_its_repository_and_an_unrelated_project_gets_nothing() {
+    let w = world();
+    w.capture(
+        &w.repo,
+        "a1",
+        "researcher",
+        "🎯 COMPLETED: [AGENT:researcher] token refresh races in auth",
+        "2026-11-20T10:15:00",
+    );
+    let index = w.index(&w.worktree, 800);
+    assert_eq!((index.matches, index.shown), (1, 1), "{index:?}");
+    assert!(
+        index
+            .text
+            .contains("RESEARCH researcher: token refresh races in auth ["),
+        "{}",
+        index.text
+    );
+    assert!(index.text.contains("/usr/bin/agentctx mem show ID"));
+    let other = w.index(&w.other, 800);
+    assert_eq!((other.matches, other.text.as_str()), (0, ""));
+    // The id in the line is what `mem show` takes.
+    let store = MemoryStore::open(&w.memory).unwrap();
+    let record = &store.list(&Default::default()).unwrap()[0];
+    let short = short_id(&record.id);
+    assert!(index.text.contains(&format!("[{short}]")));
+    assert_eq!(store.find(&short).unwrap().id, record.id);
+}
+
+#[test]
+fn a_package_sees_its_own_and_the_roots_captures_not_its_siblings() {
+    let w = world();
+    let at = |p: &str| w.repo.join(p);
+    w.capture(
+        &at(""),
+        "r",
+        "architect",
+        "🎯 COMPLETED: [AGENT:architect] ROOT-DECISION",
+        "2026-11-20T10:00:00",
+    );
+    w.capture(
+        &at("packages/api"),
+        "a",
+        "engineer",
+        "🎯 COMPLETED: [AGENT:engineer] API-WORK",
+        "2026-11-20T11:00:00",
+    );
+    w.capture(
+        &at("packages/web"),
+        "w",
+        "engineer",
+        "🎯 COMPLETED: [AGENT:engineer] WEB-WORK",
+        "2026-11-20T12:00:00",
+    );
+    let api = w.index(&w.worktree.join("packages/api"), 800).text;
+    assert!(
+        api.contains("ROOT-DECISION") && api.contains("API-WORK"),
+        "{api}"
+    );
+    assert!(!api.contains("WEB-WORK"), "{api}");
+    let root = w.index(&w.repo, 800).text;
+    for work in ["ROOT-DECISION", "API-WORK", "WEB-WORK"] {
+        assert!(root.contains(work), "the root sees every package: {root}");
+    }
+}
+
+#[test]
+fn the_whole_index_fits_or_the_most_useful_come_first_and_it_is_byte_stable() {
+    let w = world();
+    w.capture(
+        &w.repo,
+        "old",
+        "architect",
+        "🎯 COMPLETED: [AGENT:architect] OLD-DECISION",
+        "2026-06-01T10:00:00",
+    );
+    for i in 0..6 {
+        w.capture(
+            &w.repo,
+            &format!("r{i}"),
+            "researcher",
+            &format!("🎯 COMPLETED: [AGENT:researcher] FINDING-{i} about the cache layer"),
+            &format!("2026-11-2{i}T10:00:00"),
+        );
+    }
+    w.capture(
+        &w.repo,
+        "new",
+        "architect",
+        "🎯 COMPLETED: [AGENT:architect] NEW-DECISION",
+        "2026-11-24T09:00:00",
+    );
+    let all = w.index(&w.repo, 100_000);
+    assert_eq!((all.matches, all.shown), (8, 8));
+    let lines: Vec<&str> = all.text.lines().filter(|l| l.starts_with("- ")).collect();
+    assert!(
+        lines[0].contains("NEW-DECISION"),
+        "a fresh decision first: {lines:?}"
+    );
+    assert!(
+        lines[7].contains("OLD-DECISION"),
+        "a six-month-old one last: {lines:?}"
+    );
+    assert!(
+        lines[1].contains("FINDING-5"),
+        "then research, newest first: {lines:?}"
+    );
+
+    let small = w.index(&w.repo, 160);
+    assert!(small.shown > 0 && small.shown < 8, "{small:?}");
+    assert!(
+        small.text.len().div_ceil(4) <= 160 + 8,
+        "{}",
+        small.text.len()
+    );
+    let small_lines: Vec<&str> = small.text.lines().filter(|l| l.starts_with("- ")).collect();
+    assert_eq!(
+        small_lines[..],
+        lines[..small_lines.len()],
+        "a prefix of the ranking"
+    );
+    assert_eq!(w.index(&w.repo, 160).text, small.text, "byte-stable");
+    assert_eq!(w.index(&w.repo, 10).text, "", "no line fits: nothing");
+}
+
+#[test]
+fn captures_written_before_identities_are_recalled_by_folder() {
+    let w = world();
+    let folder = w.memory.join("RESEARCH/2026-01");
+    std::fs::create_dir_all(&folder).unwrap();
+    let old = |name: &str, cwd: &Path| {
+        std::fs::write(
+            folder.join(format!("{name}.md")),
+            format!(
+                "---\ncapture_type: RESEARCH\ntimestamp: 2026-01-25 09:12:00\nexecutor: researcher\nagent_completion: \"{name}\"\ncwd: \"{}\"\n---\n\n## Agent Output\n\nbody\n",
+                cwd.display()
+            ),
+        )
+        .unwrap();
+    };
+    old(
+        "2026-01-25-091200_AGENT-researcher_RESEARCH_inside",
+        &w.repo.join("packages/api"),
+    );
+    old(
+        "2026-01-25-091201_AGENT-researcher_RESEARCH_outside",
+        &w.other,
+    );
+    let index = w.index(&w.repo, 800).text;
+    assert!(
+        index.contains("_inside") || index.contains("inside"),
+        "{index}"
+    );
+    assert!(!index.contains("outside"), "{index}");
+}
+
+#[test]
+fn a_memory_folder_nothing_can_be_written_for_is_searched_in_memory() {
+    let w = world();
+    w.capture(
+        &w.repo,
+        "a1",
+        "researcher",
+        "🎯 COMPLETED: [AGENT:researcher] READONLY-FINDING",
+        "2026-11-20T10:15:00",
+    );
+    // Neither beside the captures nor in the fallback can a file be made
+    // (files where the folders would go: even root cannot).
+    let beside = w.memory.join(".agentmem");
+    if beside.is_dir() {
+        std::fs::remove_dir_all(&beside).unwrap();
+    }
+    std::fs::write(&beside, "not a folder").unwrap();
+    let blocked = w.dir.path().join("cache-is-a-file");
+    std::fs::write(&blocked, "x").unwrap();
+    let location = StoreLocation {
+        root: w.memory.clone(),
+        index_fallback: Some(blocked.join("agentmem")),
+    };
+    let (store, _) = location.open().unwrap();
+    assert!(
+        store
+            .in_memory()
+            .is_some_and(|why| why.contains("in memory"))
+    );
+    let hits = store.search("READONLY", &Default::default()).unwrap();
+    assert_eq!(hits.len(), 1);
+}

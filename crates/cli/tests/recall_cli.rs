@@ -1,0 +1,237 @@
+//! Recall through the binary: a `SessionStart` (recorded Claude Code
+//! 2.1.330 payloads) in a repository whose sub-agents were captured before
+//! gets the `<memory_index>`, the same bytes for the whole session; the
+//! switches turn it off; `mem show ID` fetches what a line names, and
+//! `--this-project` keeps searches inside the project.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+mod common;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use common::{TestEnv, run};
+use serde_json::{Value, json};
+
+const CLAUDE: &str = "claude-code-2.1.330";
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A repository (the test's project) with a commit, a worktree of it, and
+/// an unrelated repository.
+fn world() -> (TestEnv, PathBuf, PathBuf, PathBuf) {
+    let t = TestEnv::new();
+    t.write("project/README.md", "hello\n");
+    git(&t.project, &["init", "-q", "-b", "main"]);
+    git(&t.project, &["add", "-A"]);
+    git(&t.project, &["commit", "-q", "-m", "first"]);
+    git(
+        &t.project,
+        &["worktree", "add", "-q", "../worktree", "-b", "wt"],
+    );
+    let other = t.dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    git(&other, &["init", "-q", "-b", "main"]);
+    git(&other, &["commit", "-q", "--allow-empty", "-m", "o"]);
+    let root = std::fs::canonicalize(&t.project).unwrap();
+    let worktree = std::fs::canonicalize(t.dir.path().join("worktree")).unwrap();
+    let other = std::fs::canonicalize(other).unwrap();
+    (t, root, worktree, other)
+}
+
+fn agentctx(t: &TestEnv, args: &[&str], stdin: &str) -> String {
+    let mut child = t
+        .cmd()
+        .args(args)
+        .env("AGENTMEM_ROOT", t.dir.path().join("memory"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A sub-agent's output captured by the hook, as 2.1.47+ sends it (the
+/// payload carries the message; the shape is the recorded one's plus it).
+fn capture(t: &TestEnv, cwd: &Path, agent_id: &str, message: &str) {
+    let payload = json!({
+        "session_id": "earlier-session",
+        "transcript_path": "/nonexistent/t.jsonl",
+        "cwd": cwd,
+        "hook_event_name": "SubagentStop",
+        "agent_id": agent_id,
+        "agent_type": "researcher",
+        "agent_transcript_path": "/nonexistent/agent.jsonl",
+        "last_assistant_message": message,
+    });
+    agentctx(t, &["hook"], &payload.to_string());
+}
+
+/// A recorded payload for `cwd`, with its session id replaced by `session`.
+fn payload(t: &TestEnv, cwd: &Path, name: &str, session: &str) -> String {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/agents")
+            .join(CLAUDE)
+            .join(name),
+    )
+    .unwrap();
+    let mut value: Value = serde_json::from_str(
+        &text
+            .replace("{{CWD}}", &cwd.display().to_string())
+            .replace("{{HOME}}", &t.home.display().to_string())
+            .replace("{{PROJECT_SLUG}}", "project"),
+    )
+    .unwrap();
+    value["session_id"] = Value::String(session.to_owned());
+    value.to_string()
+}
+
+/// The context a hook gave (empty when none).
+fn context(t: &TestEnv, input: &str, args: &[&str]) -> String {
+    let mut all = vec!["hook"];
+    all.extend_from_slice(args);
+    let out = agentctx(t, &all, input);
+    if out.trim().is_empty() {
+        return String::new();
+    }
+    let value: Value = serde_json::from_str(&out).unwrap();
+    value["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn a_session_in_another_worktree_starts_with_the_index_and_keeps_its_bytes() {
+    let (t, root, worktree, other) = world();
+    capture(
+        &t,
+        &root,
+        "a1",
+        "🎯 COMPLETED: [AGENT:researcher] FIRST-FINDING: the cache is cold\n\nFIRST-BODY: details.",
+    );
+    let start = payload(&t, &worktree, "claude-SessionStart-startup.json", "s-1");
+    let given = context(&t, &start, &[]);
+    let index_at = given.find("<memory_index").expect("the index is given");
+    let index = &given[index_at..];
+    assert!(
+        index.contains("RESEARCH researcher: FIRST-FINDING: the cache is cold ["),
+        "{index}"
+    );
+    assert!(
+        index.ends_with("</memory_index>\n"),
+        "the index comes last: {given}"
+    );
+
+    // The line's id fetches the body.
+    let line = index.lines().find(|l| l.starts_with("- ")).unwrap();
+    let id = line.rsplit('[').next().unwrap().trim_end_matches(']');
+    let shown = agentctx(&t, &["mem", "show", id], "");
+    assert!(shown.contains("FIRST-BODY: details."), "{shown}");
+
+    // A capture made during the session does not change its index: a
+    // compaction gives the same bytes; the next session sees it.
+    capture(
+        &t,
+        &root,
+        "a2",
+        "🎯 COMPLETED: [AGENT:researcher] SECOND-FINDING",
+    );
+    let compact = payload(&t, &worktree, "claude-SessionStart-compact.json", "s-1");
+    let again = context(&t, &compact, &[]);
+    assert_eq!(&again[again.find("<memory_index").unwrap()..], index);
+    let next = context(
+        &t,
+        &payload(&t, &worktree, "claude-SessionStart-startup.json", "s-2"),
+        &[],
+    );
+    assert!(
+        next.contains("SECOND-FINDING") && next.contains("FIRST-FINDING"),
+        "{next}"
+    );
+
+    // An unrelated project gets nothing, and its searches see nothing here.
+    let unrelated = context(
+        &t,
+        &payload(&t, &other, "claude-SessionStart-startup.json", "s-3"),
+        &[],
+    );
+    assert!(!unrelated.contains("memory_index"), "{unrelated}");
+    let mut search = t.cmd();
+    search
+        .current_dir(&other)
+        .env("AGENTMEM_ROOT", t.dir.path().join("memory"))
+        .args(["mem", "search", "--this-project", "FINDING"]);
+    let (code, found, _) = run(&mut search);
+    assert_eq!((code, found.as_str()), (0, ""));
+    let mut search = t.cmd();
+    search
+        .current_dir(&worktree)
+        .env("AGENTMEM_ROOT", t.dir.path().join("memory"))
+        .args(["mem", "search", "--this-project", "FINDING"]);
+    assert_eq!(
+        run(&mut search)
+            .1
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn the_switches_turn_recall_off_and_sub_agents_get_none_unless_asked() {
+    let (t, root, _, _) = world();
+    capture(
+        &t,
+        &root,
+        "a1",
+        "🎯 COMPLETED: [AGENT:researcher] A-FINDING",
+    );
+    let start = payload(&t, &root, "claude-SessionStart-startup.json", "s-off");
+    let off = context(&t, &start, &["-c", "agentmem.recall.enabled=false"]);
+    assert!(!off.contains("memory_index"), "{off}");
+    let sub = payload(&t, &root, "claude-SubagentStart-researcher.json", "s-1");
+    assert!(!context(&t, &sub, &[]).contains("memory_index"));
+    // The config is the session's, fixed at its start: another session.
+    let sub = payload(&t, &root, "claude-SubagentStart-researcher.json", "s-2");
+    let asked = context(&t, &sub, &["-c", "agentmem.recall.subagents=true"]);
+    assert!(asked.contains("A-FINDING"), "{asked}");
+    // `agentctx context` shows what a session gets, or not.
+    assert!(agentctx(&t, &["context"], "").contains("A-FINDING"));
+    assert!(!agentctx(&t, &["context", "--no-memory"], "").contains("memory_index"));
+}
