@@ -121,12 +121,19 @@ const LOW_DIRS: [&str; 26] = [
     "logos",
 ];
 
-/// Every node's class, by id.
-pub fn classify(tree: &Tree) -> Vec<Class> {
+/// Every node's class, by id, down to `max_depth` (the root's children
+/// are depth 1); deeper nodes are left Normal: no ranking looks at them,
+/// and most of a large tree is deeper than a listing goes.
+pub fn classify(tree: &Tree, max_depth: usize) -> Vec<Class> {
     let mut classes = vec![Class::Normal; tree.nodes.len()];
+    let mut depth = vec![0usize; tree.nodes.len()];
     // Parents have smaller ids than their children: one pass top-down.
     for id in 1..tree.nodes.len() {
         let node = &tree.nodes[id];
+        depth[id] = depth[node.parent] + 1;
+        if depth[id] > max_depth {
+            continue;
+        }
         let inherited = if node.parent == ROOT {
             Class::Normal
         } else {
@@ -142,31 +149,31 @@ pub fn classify(tree: &Tree) -> Vec<Class> {
 }
 
 fn own_class(tree: &Tree, node: &Node, at_root: bool) -> Class {
-    let name = node.name.as_str();
-    let lower = name.to_ascii_lowercase();
+    let name = node.name;
+    // The lists are lowercase: compared ignoring ASCII case, no name is
+    // copied to lowercase it.
+    let listed = |list: &[&str]| list.iter().any(|w| w.eq_ignore_ascii_case(name));
+    let starts = |prefix: &str| {
+        name.as_bytes()
+            .get(..prefix.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
+    };
     if node.is_dir {
-        if is_package(tree, node)
-            || SOURCE_DIRS.contains(&lower.as_str())
-            || (at_root && TEST_DIRS.contains(&lower.as_str()))
-        {
+        if is_package(tree, node) || listed(&SOURCE_DIRS) || (at_root && listed(&TEST_DIRS)) {
             return Class::High;
         }
         // `.github` is High above; other tool folders (`.circleci`,
         // `.husky`, `.devcontainer`) are Low, as are meaningless names.
-        if LOW_DIRS.contains(&lower.as_str())
-            || name.starts_with('.')
-            || is_dated(name)
-            || is_hash_like(name)
-        {
+        if listed(&LOW_DIRS) || name.starts_with('.') || is_dated(name) || is_hash_like(name) {
             return Class::Low;
         }
         return Class::Normal;
     }
-    if lower.starts_with("license") || lower.starts_with("licence") {
+    if starts("license") || starts("licence") {
         // Read once, at the root; every package's copy is noise.
         return if at_root { Class::High } else { Class::Low };
     }
-    if GUIDE_PREFIXES.iter().any(|p| lower.starts_with(p))
+    if GUIDE_PREFIXES.iter().any(|p| starts(p))
         || MANIFESTS.contains(&name)
         || CI_FILES.contains(&name)
         || (name.ends_with(".csproj") || name.ends_with(".sln"))
@@ -189,7 +196,7 @@ fn own_class(tree: &Tree, node: &Node, at_root: bool) -> Class {
 fn is_package(tree: &Tree, node: &Node) -> bool {
     node.children.iter().any(|&c| {
         let child = &tree.nodes[c];
-        !child.is_dir && PACKAGE_MARKERS.contains(&child.name.as_str())
+        !child.is_dir && PACKAGE_MARKERS.contains(&child.name)
     })
 }
 

@@ -36,9 +36,9 @@ pub fn compact(tree: &Tree, classes: &[Class], out: &mut String) -> Shape {
             continue;
         }
         if classes[child] == Class::Low {
-            other_files.push(node.name.as_str());
+            other_files.push(node.name);
         } else {
-            let _ = writeln!(out, "{}", display(&node.name));
+            let _ = writeln!(out, "{}", display(node.name));
             shape.files_shown += 1;
         }
     }
@@ -54,7 +54,7 @@ pub fn compact(tree: &Tree, classes: &[Class], out: &mut String) -> Shape {
         shape.dirs_shown += 1;
         shape.files_summarised += node.files_below;
         if node.submodule {
-            let _ = writeln!(out, "{}/ @submodule", display(&node.name));
+            let _ = writeln!(out, "{}/ @submodule", display(node.name));
             continue;
         }
         let mut names = Vec::new();
@@ -62,7 +62,7 @@ pub fn compact(tree: &Tree, classes: &[Class], out: &mut String) -> Shape {
         let _ = writeln!(
             out,
             "{}/ ({})",
-            display(&node.name),
+            display(node.name),
             extension_summary(&names)
         );
         if classes[dir] == Class::High {
@@ -70,7 +70,7 @@ pub fn compact(tree: &Tree, classes: &[Class], out: &mut String) -> Shape {
                 .children
                 .iter()
                 .filter(|&&c| tree.nodes[c].is_dir)
-                .map(|&c| format!("{}/", display(&tree.nodes[c].name)))
+                .map(|&c| format!("{}/", display(tree.nodes[c].name)))
                 .collect();
             if !subdirs.is_empty() {
                 shape.dirs_shown += subdirs.len();
@@ -98,7 +98,7 @@ fn collect_file_names<'t>(tree: &'t Tree, dir: usize, out: &mut Vec<&'t str>) {
             if tree.nodes[child].is_dir {
                 stack.push(child);
             } else {
-                out.push(tree.nodes[child].name.as_str());
+                out.push(tree.nodes[child].name);
             }
         }
     }

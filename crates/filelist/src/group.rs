@@ -54,8 +54,8 @@ pub fn units(tree: &Tree, dir: usize, group: bool) -> Vec<Unit> {
             group
                 && !node.is_dir
                 && node.name.bytes().any(|b| b.is_ascii_digit())
-                && !is_hash_like(&node.name)
-                && !needs_quoting(&node.name)
+                && !is_hash_like(node.name)
+                && !needs_quoting(node.name)
         })
         .collect();
     if candidates.iter().filter(|c| **c).count() < MIN_RUN {
@@ -72,7 +72,7 @@ pub fn units(tree: &Tree, dir: usize, group: bool) -> Vec<Unit> {
             if !candidates[pos] || group_of[pos].is_some() {
                 continue;
             }
-            if let Some((key, digits)) = key_of(&tree.nodes[child].name, pass) {
+            if let Some((key, digits)) = key_of(tree.nodes[child].name, pass) {
                 runs.entry(key).or_default().push((pos, digits));
             }
         }
@@ -90,7 +90,7 @@ pub fn units(tree: &Tree, dir: usize, group: bool) -> Vec<Unit> {
                     .then_with(|| {
                         tree.nodes[children[a.0]]
                             .name
-                            .cmp(&tree.nodes[children[b.0]].name)
+                            .cmp(tree.nodes[children[b.0]].name)
                     })
             });
             for (pos, _) in &members {
@@ -223,7 +223,7 @@ mod tests {
         units(&tree, 0, true)
             .into_iter()
             .map(|u| match u {
-                Unit::Node(id) => tree.nodes[id].name.clone(),
+                Unit::Node(id) => tree.nodes[id].name.to_owned(),
                 Unit::Group { label, .. } => label,
             })
             .collect()

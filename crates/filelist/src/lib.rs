@@ -229,7 +229,14 @@ fn render_keyed(
     let classes = if whole && options.format != FileListFormat::Compact {
         vec![classify::Class::Normal; tree.nodes.len()]
     } else {
-        classify::classify(&tree)
+        // The compact rendering, and the whole tree it is weighed
+        // against, rank at every depth.
+        let classified_depth = if options.format == FileListFormat::Compact {
+            usize::MAX
+        } else {
+            max_depth.max(1)
+        };
+        classify::classify(&tree, classified_depth)
     };
     let order = if whole {
         select::Order::all(&tree, options.group)

@@ -191,7 +191,7 @@ fn date_of(secs: i64) -> Option<String> {
 
 fn file_label<'t>(tree: &'t Tree, id: usize, options: &RenderOptions) -> std::borrow::Cow<'t, str> {
     let node = &tree.nodes[id];
-    let shown = display(&node.name);
+    let shown = display(node.name);
     // Most labels are the name alone: borrowed, not copied.
     if !node.symlink && !options.sizes && !options.mtimes {
         return shown;
@@ -254,7 +254,7 @@ fn hidden_counts(tree: &Tree, selection: &Selection, dir: usize) -> Option<Strin
 /// one line (`src/main/java/`), and where its children continue.
 fn dir_label(tree: &Tree, selection: &Selection, id: usize) -> (String, usize) {
     let mut last = id;
-    let mut label = format!("{}/", display(&tree.nodes[last].name));
+    let mut label = format!("{}/", display(tree.nodes[last].name));
     // A directory folds into its only shown child when it hides nothing of
     // its own (its only child: the chain's links are shown with the head).
     while let [Unit::Node(child)] = *selection.units_of(last) {
@@ -264,7 +264,7 @@ fn dir_label(tree: &Tree, selection: &Selection, id: usize) -> (String, usize) {
         {
             break;
         }
-        let _ = write!(label, "{}/", display(&tree.nodes[child].name));
+        let _ = write!(label, "{}/", display(tree.nodes[child].name));
         last = child;
     }
     if tree.nodes[last].submodule {
@@ -339,7 +339,7 @@ fn flat_lines(tree: &Tree, selection: &Selection, options: &RenderOptions, out: 
                     } else {
                         ""
                     };
-                    let name = display(&tree.nodes[*id].name);
+                    let name = display(tree.nodes[*id].name);
                     match hidden_counts(tree, selection, *id) {
                         Some(counts) if selection.units_of(*id).is_empty() => {
                             lines.push(format!("{prefix}{name}/ {counts}"));

@@ -405,7 +405,7 @@ mod tests {
         };
         let filters = Filters::new(false, &[], &[]).unwrap();
         let tree = Tree::build(&listing, &filters);
-        let classes = crate::classify::classify(&tree);
+        let classes = crate::classify::classify(&tree, usize::MAX);
         for group in [true, false] {
             let ranked = Order::new(&tree, &classes, usize::MAX, group).select(&tree, usize::MAX);
             let all = Order::all(&tree, group).select(&tree, usize::MAX);

@@ -8,8 +8,9 @@ use crate::listing::Listing;
 
 /// A node: the root, a directory or a file.
 #[derive(Clone, Debug)]
-pub struct Node {
-    pub name: String,
+pub struct Node<'a> {
+    /// Borrowed from the listing's path (one copy of every name).
+    pub name: &'a str,
     pub is_dir: bool,
     pub submodule: bool,
     /// A symbolic link (not followed).
@@ -25,8 +26,8 @@ pub struct Node {
     pub dirs_below: usize,
 }
 
-impl Node {
-    fn new(name: String, is_dir: bool, parent: usize) -> Self {
+impl<'a> Node<'a> {
+    fn new(name: &'a str, is_dir: bool, parent: usize) -> Self {
         Self {
             name,
             is_dir,
@@ -44,28 +45,32 @@ impl Node {
 
 /// The whole tree; node 0 is the root.
 #[derive(Clone, Debug)]
-pub struct Tree {
-    pub nodes: Vec<Node>,
+pub struct Tree<'a> {
+    pub nodes: Vec<Node<'a>>,
     pub files_total: usize,
     pub dirs_total: usize,
 }
 
 pub const ROOT: usize = 0;
 
-impl Tree {
+impl<'a> Tree<'a> {
     /// Builds the tree from a listing, applying the filters (a remote
     /// listing is filtered here; the local walk has already pruned).
-    pub fn build(listing: &Listing, filters: &Filters) -> Self {
+    pub fn build(listing: &'a Listing, filters: &Filters) -> Self {
         let mut tree = Self {
-            nodes: vec![Node::new(String::new(), true, ROOT)],
+            nodes: Vec::with_capacity(listing.entries.len() + 1),
             files_total: 0,
             dirs_total: 0,
         };
         // Only directories are ever looked up (files have nothing below
         // them), by their root-relative path; entries may come in any order
         // and intermediate directories may be missing (remote listings).
-        let mut dirs: HashMap<String, usize> = HashMap::default();
-        dirs.insert(String::new(), ROOT);
+        tree.nodes.push(Node::new("", true, ROOT));
+        let mut dirs: HashMap<&'a str, usize> = HashMap::default();
+        dirs.insert("", ROOT);
+        // Files come in runs from one directory (the walk reads a
+        // directory at a time): the last parent saves most lookups.
+        let mut last_parent: Option<(&'a str, usize)> = None;
         // Whether a directory (by path) is excluded, itself or through an
         // ancestor: each directory is matched once, not once per entry below it.
         let mut excluded_dirs: HashMap<String, bool> = HashMap::default();
@@ -92,9 +97,16 @@ impl Tree {
                 continue;
             }
             let (parent_path, name) = path.rsplit_once('/').unwrap_or(("", path));
-            let parent = tree.ensure_dir(&mut dirs, parent_path);
+            let parent = match last_parent {
+                Some((last, id)) if last == parent_path => id,
+                _ => {
+                    let id = tree.ensure_dir(&mut dirs, parent_path);
+                    last_parent = Some((parent_path, id));
+                    id
+                }
+            };
             let id = tree.nodes.len();
-            let mut node = Node::new(name.to_owned(), false, parent);
+            let mut node = Node::new(name, false, parent);
             node.size = entry.size;
             node.symlink = entry.symlink;
             node.mtime = entry.mtime;
@@ -110,16 +122,16 @@ impl Tree {
     /// The node of directory `path`, created (with its parents) if needed.
     /// Parents are always created before their children, so a child's id is
     /// larger than its parent's.
-    fn ensure_dir(&mut self, dirs: &mut HashMap<String, usize>, path: &str) -> usize {
+    fn ensure_dir(&mut self, dirs: &mut HashMap<&'a str, usize>, path: &'a str) -> usize {
         if let Some(&id) = dirs.get(path) {
             return id;
         }
         let (parent_path, name) = path.rsplit_once('/').unwrap_or(("", path));
         let parent = self.ensure_dir(dirs, parent_path);
         let id = self.nodes.len();
-        self.nodes.push(Node::new(name.to_owned(), true, parent));
+        self.nodes.push(Node::new(name, true, parent));
         self.nodes[parent].children.push(id);
-        dirs.insert(path.to_owned(), id);
+        dirs.insert(path, id);
         id
     }
 
@@ -173,7 +185,7 @@ impl Tree {
         let mut parts = Vec::new();
         let mut current = id;
         while current != ROOT {
-            parts.push(self.nodes[current].name.as_str());
+            parts.push(self.nodes[current].name);
             current = self.nodes[current].parent;
         }
         parts.reverse();
