@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::tail::reverse_json;
+use crate::tail::recent_json;
 
 /// A sub-agent's final output and what identifies it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,7 +59,7 @@ fn text_of(content: &Value) -> Option<String> {
 
 /// The last assistant text (a message without tool calls) of a transcript.
 pub fn last_text(transcript: &Path) -> std::io::Result<Option<String>> {
-    for entry in reverse_json(transcript)? {
+    for entry in recent_json(transcript)? {
         if entry.get("type").and_then(Value::as_str) == Some("assistant")
             && let Some(text) = entry.pointer("/message/content").and_then(text_of)
         {
@@ -137,7 +137,7 @@ pub fn sidechain_finals(transcript: &Path) -> std::io::Result<Vec<SubagentOutput
     }
     let mut sides: std::collections::HashMap<String, Side> = Default::default();
     let mut finals: Vec<(String, String)> = Vec::new();
-    for entry in reverse_json(transcript)? {
+    for entry in recent_json(transcript)? {
         let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
         let sidechain = entry.get("isSidechain").and_then(Value::as_bool) == Some(true);
         let content = entry.pointer("/message/content");
@@ -213,7 +213,7 @@ pub struct TaskCall {
 /// `prompt` (the newest, among the last [`CALL_SEARCH_ENTRIES`] entries):
 /// its description, sub-agent type and id.
 pub fn call_for_prompt(transcript: &Path, prompt: &str) -> std::io::Result<Option<TaskCall>> {
-    for entry in reverse_json(transcript)?.take(CALL_SEARCH_ENTRIES) {
+    for entry in recent_json(transcript)?.take(CALL_SEARCH_ENTRIES) {
         let Some(parts) = entry.pointer("/message/content").and_then(Value::as_array) else {
             continue;
         };

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::tail::reverse_json;
+use crate::tail::recent_json;
 
 /// A sub-agent's output and what the transcript says about it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -87,7 +87,7 @@ pub fn claude(transcript: &Path) -> std::io::Result<Found> {
     // Results seen so far (newer than what is being read), by tool_use_id.
     let mut results: BTreeMap<String, (String, Option<String>, bool)> = BTreeMap::new();
     let mut pending = false;
-    for entry in reverse_json(transcript)? {
+    for entry in recent_json(transcript)? {
         let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
         if is_turn_prompt(&entry) {
             break;
@@ -159,7 +159,7 @@ pub fn claude(transcript: &Path) -> std::io::Result<Found> {
 /// Claude Code: the main agent's last text answer in its transcript (not a
 /// sub-agent's `isSidechain` message), read backwards.
 pub fn claude_main_answer(transcript: &Path) -> std::io::Result<Option<String>> {
-    for entry in reverse_json(transcript)? {
+    for entry in recent_json(transcript)? {
         if entry.get("type").and_then(Value::as_str) != Some("assistant")
             || entry.get("isSidechain").and_then(Value::as_bool) == Some(true)
         {
@@ -181,7 +181,7 @@ pub fn codex_turn_answer(rollout: &Path, turn_id: Option<&str>) -> std::io::Resu
     // The newest answer seen since the last turn start passed (reading
     // backwards): it belongs to the turn whose start comes next.
     let mut answer: Option<String> = None;
-    for entry in reverse_json(rollout)? {
+    for entry in recent_json(rollout)? {
         let payload = entry.get("payload").unwrap_or(&Value::Null);
         let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
         let payload_type = payload.get("type").and_then(Value::as_str).unwrap_or("");

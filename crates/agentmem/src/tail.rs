@@ -7,6 +7,12 @@ use std::path::Path;
 
 const CHUNK: u64 = 64 * 1024;
 
+/// How far back from its end a capture reads a transcript: a sub-agent's
+/// output and its call are near the end when its hook runs, and a hook
+/// must not cost the size of a long session (a 1 GiB transcript whose
+/// last turn made no sub-agent call was read whole before).
+pub const TRANSCRIPT_WINDOW: u64 = 16 * 1024 * 1024;
+
 /// Lines of a file from the last to the first. A last line without a
 /// trailing newline is still being written and is skipped.
 pub struct ReverseLines {
@@ -18,11 +24,20 @@ pub struct ReverseLines {
     carry: Vec<Vec<u8>>,
     pending: Vec<Vec<u8>>,
     first: bool,
+    /// Bytes before this offset are never read (a line that starts
+    /// before it is dropped whole).
+    floor: u64,
 }
 
 impl ReverseLines {
     /// Opens `path` to read its lines from the last.
     pub fn open(path: &Path) -> std::io::Result<Self> {
+        Self::open_within(path, u64::MAX)
+    }
+
+    /// Opens `path` to read the lines of its last `window` bytes, from the
+    /// last (a line that begins before them is not read).
+    pub fn open_within(path: &Path, window: u64) -> std::io::Result<Self> {
         let file = File::open(path)?;
         let len = file.metadata()?.len();
         Ok(Self {
@@ -31,6 +46,7 @@ impl ReverseLines {
             carry: Vec::new(),
             pending: Vec::new(),
             first: true,
+            floor: len.saturating_sub(window),
         })
     }
 
@@ -39,6 +55,21 @@ impl ReverseLines {
     /// `carry` and is joined once, when its start is found: linear in its
     /// length.
     fn fill(&mut self) -> std::io::Result<bool> {
+        if self.pos == self.floor && self.floor > 0 {
+            // The window's start: the line in `carry` is whole when a
+            // newline comes just before it, else it began before the window.
+            if self.carry.is_empty() {
+                return Ok(false);
+            }
+            let mut before = [0u8; 1];
+            self.file.seek(SeekFrom::Start(self.floor - 1))?;
+            self.file.read_exact(&mut before)?;
+            let line = join_pieces(&[], &mut self.carry);
+            if before[0] == b'\n' && !line.is_empty() {
+                self.pending.push(line);
+            }
+            return Ok(true);
+        }
         if self.pos == 0 {
             if self.carry.is_empty() {
                 return Ok(false);
@@ -49,7 +80,7 @@ impl ReverseLines {
             }
             return Ok(true);
         }
-        let start = self.pos.saturating_sub(CHUNK);
+        let start = self.pos.saturating_sub(CHUNK).max(self.floor);
         let size = usize::try_from(self.pos - start).unwrap_or(0);
         let mut buf = vec![0u8; size];
         self.file.seek(SeekFrom::Start(start))?;
@@ -134,6 +165,14 @@ pub fn reverse_json(path: &Path) -> std::io::Result<impl Iterator<Item = serde_j
         .filter_map(|line| serde_json::from_str(&String::from_utf8_lossy(&line)).ok()))
 }
 
+/// [`reverse_json`] over the last [`TRANSCRIPT_WINDOW`] bytes: what a
+/// capture reads.
+pub fn recent_json(path: &Path) -> std::io::Result<impl Iterator<Item = serde_json::Value>> {
+    Ok(ReverseLines::open_within(path, TRANSCRIPT_WINDOW)?
+        .map_while(Result::ok)
+        .filter_map(|line| serde_json::from_str(&String::from_utf8_lossy(&line)).ok()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,6 +211,33 @@ mod tests {
         // With a half-written last line longer than a chunk.
         let torn = format!("{content}{}", "z".repeat(2 * chunk + 5));
         assert_eq!(lines(torn.as_bytes()), expected);
+    }
+
+    #[test]
+    fn a_window_reads_only_the_lines_that_begin_inside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let chunk = usize::try_from(CHUNK).unwrap();
+        let long = "L".repeat(3 * chunk);
+        std::fs::write(&path, format!("first\n{long}\nab\ncd\n")).unwrap();
+        let within = |window: u64| -> Vec<String> {
+            ReverseLines::open_within(&path, window)
+                .unwrap()
+                .map(|l| String::from_utf8(l.unwrap()).unwrap())
+                .collect()
+        };
+        assert_eq!(within(6), ["cd", "ab"]);
+        assert_eq!(
+            within(7),
+            ["cd", "ab"],
+            "a line cut by the window is dropped"
+        );
+        assert_eq!(within(8), ["cd", "ab"]);
+        assert_eq!(
+            within(u64::try_from(long.len()).unwrap() + 7),
+            ["cd", "ab", long.as_str()]
+        );
+        assert_eq!(within(u64::MAX).len(), 4);
     }
 
     #[test]
