@@ -19,21 +19,23 @@
 //! means to `tree -L` and `fd --max-depth` (a chain is cut at it and ends
 //! in a summary).
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::classify::Class;
 use crate::group::{Unit, units};
 use crate::tree::{ROOT, Tree};
 
-/// An entry in the ranking.
-#[derive(Clone, Debug)]
+/// An entry in the ranking: the unit `Order::units[dir][pos]`.
+#[derive(Clone, Copy, Debug)]
 struct Pick {
     /// The directory that shows it.
     dir: usize,
     /// Its place among the directory's units (display order).
     pos: usize,
-    unit: Unit,
     /// Counts against the entry limit (chain links do not).
     counted: bool,
 }
@@ -53,33 +55,34 @@ pub struct Order {
 
 /// What was chosen.
 #[derive(Clone, Debug)]
-pub struct Selection {
+pub struct Selection<'o> {
     /// Per node: shown or not.
     pub shown: Vec<bool>,
-    /// Per shown directory: its units that are shown, in display order.
-    units: HashMap<usize, Vec<Unit>>,
-    /// Per shown directory: files and directories below it that are shown.
-    files_shown_below: HashMap<usize, usize>,
-    dirs_shown_below: HashMap<usize, usize>,
+    /// Per shown directory: its units that are shown, in display order
+    /// (borrowed from the order when they are all of its units).
+    units: HashMap<usize, Cow<'o, [Unit]>>,
+    /// Files and directories shown.
+    files_shown: usize,
+    dirs_shown: usize,
     /// A shown directory hides children because of the depth limit.
     pub cut_by_depth: bool,
     /// A shown directory hides children because of the entry limit.
     pub cut_by_entries: bool,
 }
 
-impl Selection {
+impl Selection<'_> {
     pub fn files_shown(&self) -> usize {
-        self.files_shown_below.get(&ROOT).copied().unwrap_or(0)
+        self.files_shown
     }
 
     pub fn dirs_shown(&self) -> usize {
-        self.dirs_shown_below.get(&ROOT).copied().unwrap_or(0)
+        self.dirs_shown
     }
 
     /// A directory's shown units, in display order (none when it shows
     /// nothing).
     pub fn units_of(&self, dir: usize) -> &[Unit] {
-        self.units.get(&dir).map_or(&[], Vec::as_slice)
+        self.units.get(&dir).map_or(&[], |units| units)
     }
 }
 
@@ -145,7 +148,6 @@ impl Order {
                     pick: Pick {
                         dir,
                         pos,
-                        unit: unit.clone(),
                         counted: true,
                     },
                     depth,
@@ -162,10 +164,12 @@ impl Order {
         remaining[ROOT] = order.units[ROOT].as_ref().map_or(0, Vec::len);
         let mut deferred: Vec<Vec<(usize, usize, usize)>> = vec![Vec::new(); n];
         while let Some(Reverse((_, _, index))) = heap.pop() {
-            let Waiting { pick, depth, base } = waiting[index].clone();
+            let Waiting { pick, depth, base } = waiting[index];
             let parent = pick.dir;
-            let head = match pick.unit {
-                Unit::Node(id) if tree.nodes[id].is_dir && !tree.nodes[id].submodule => Some(id),
+            let head = match order.unit(pick) {
+                Some(&Unit::Node(id)) if tree.nodes[id].is_dir && !tree.nodes[id].submodule => {
+                    Some(id)
+                }
                 _ => None,
             };
             order.picks.push(pick);
@@ -186,7 +190,6 @@ impl Order {
                     order.picks.push(Pick {
                         dir: last,
                         pos: 0,
-                        unit: Unit::Node(only),
                         counted: false,
                     });
                     last = only;
@@ -234,17 +237,19 @@ impl Order {
             }
             let dir_units = units(tree, dir, group);
             order.counted += dir_units.len();
-            order
-                .picks
-                .extend(dir_units.iter().enumerate().map(|(pos, unit)| Pick {
-                    dir,
-                    pos,
-                    unit: unit.clone(),
-                    counted: true,
-                }));
+            order.picks.extend((0..dir_units.len()).map(|pos| Pick {
+                dir,
+                pos,
+                counted: true,
+            }));
             order.units[dir] = Some(dir_units);
         }
         order
+    }
+
+    /// The unit a pick names.
+    fn unit(&self, pick: Pick) -> Option<&Unit> {
+        self.units[pick.dir].as_ref()?.get(pick.pos)
     }
 
     /// How many entries the whole ranking has.
@@ -256,55 +261,66 @@ impl Order {
     /// their chains). A directory that would then hide a single file shows
     /// it instead: `... (1 file)` costs what the name costs. Costs the
     /// entries taken, not the tree: a budget search calls it many times.
-    pub fn select(&self, tree: &Tree, max_entries: usize) -> Selection {
+    pub fn select(&self, tree: &Tree, max_entries: usize) -> Selection<'_> {
         let mut shown = vec![false; tree.nodes.len()];
         shown[ROOT] = true;
-        let mut chosen: HashMap<usize, Vec<(usize, Unit)>> = HashMap::new();
+        // Per directory: the places of its chosen units.
+        let mut chosen: HashMap<usize, Vec<usize>> = HashMap::default();
         let mut shown_nodes = vec![ROOT];
         let mut taken = 0;
-        for pick in &self.picks {
+        for &pick in &self.picks {
             if pick.counted {
                 if taken == max_entries {
                     break;
                 }
                 taken += 1;
             }
-            mark(&pick.unit, &mut shown, &mut shown_nodes);
-            chosen
-                .entry(pick.dir)
-                .or_default()
-                .push((pick.pos, pick.unit.clone()));
+            let Some(unit) = self.unit(pick) else {
+                continue;
+            };
+            mark(unit, &mut shown, &mut shown_nodes);
+            chosen.entry(pick.dir).or_default().push(pick.pos);
         }
         let shown_dirs: Vec<usize> = shown_nodes
             .iter()
             .copied()
             .filter(|&id| tree.nodes[id].is_dir && !tree.nodes[id].submodule)
             .collect();
-        // Shown directories hiding exactly one file show it.
+        // Shown directories hiding exactly one file show it; those that
+        // still hide something make the listing partial.
+        let (mut cut_by_depth, mut cut_by_entries) = (false, false);
+        // Files shown in directories none of whose units were ranked.
+        let mut lone = Vec::new();
         for &dir in &shown_dirs {
-            let mut hidden = tree.nodes[dir].children.iter().filter(|&&c| !shown[c]);
-            if let (Some(&only), None) = (hidden.next(), hidden.next())
+            let (first, second) = {
+                let mut hidden = tree.nodes[dir].children.iter().filter(|&&c| !shown[c]);
+                (hidden.next().copied(), hidden.next())
+            };
+            let mut hides = first.is_some();
+            if let (Some(only), None) = (first, second)
                 && !tree.nodes[only].is_dir
                 && !self.capped[dir]
             {
-                let own;
-                let dir_units = match &self.units[dir] {
-                    Some(u) => u,
-                    None => {
-                        own = units(tree, dir, self.group);
-                        &own
+                let is_only = |u: &Unit| *u == Unit::Node(only);
+                match &self.units[dir] {
+                    Some(ranked) => {
+                        if let Some(pos) = ranked.iter().position(is_only) {
+                            shown[only] = true;
+                            hides = false;
+                            chosen.entry(dir).or_default().push(pos);
+                        }
                     }
-                };
-                if let Some(pos) = dir_units.iter().position(|u| *u == Unit::Node(only)) {
-                    shown[only] = true;
-                    shown_nodes.push(only);
-                    chosen.entry(dir).or_default().push((pos, Unit::Node(only)));
+                    // The file is the directory's only unit shown.
+                    None => {
+                        if units(tree, dir, self.group).iter().any(is_only) {
+                            shown[only] = true;
+                            hides = false;
+                            lone.push((dir, Unit::Node(only)));
+                        }
+                    }
                 }
             }
-        }
-        let (mut cut_by_depth, mut cut_by_entries) = (false, false);
-        for &dir in &shown_dirs {
-            if tree.nodes[dir].children.iter().any(|&c| !shown[c]) {
+            if hides {
                 if self.capped[dir] {
                     cut_by_depth = true;
                 } else {
@@ -312,19 +328,34 @@ impl Order {
                 }
             }
         }
-        let units = chosen
-            .into_iter()
-            .map(|(dir, mut units)| {
-                units.sort_unstable_by_key(|(pos, _)| *pos);
-                (dir, units.into_iter().map(|(_, u)| u).collect())
-            })
-            .collect();
-        let (files_shown_below, dirs_shown_below) = count_shown(tree, &mut shown_nodes);
+        let mut units: HashMap<usize, Cow<'_, [Unit]>> = HashMap::default();
+        for (dir, mut places) in chosen {
+            let Some(ranked) = self.units[dir].as_deref() else {
+                continue;
+            };
+            places.sort_unstable();
+            // Each place is chosen once: as many as there are is all of them.
+            let shown_units = if places.len() == ranked.len() {
+                Cow::Borrowed(ranked)
+            } else {
+                Cow::Owned(
+                    places
+                        .iter()
+                        .filter_map(|&p| ranked.get(p).cloned())
+                        .collect(),
+                )
+            };
+            units.insert(dir, shown_units);
+        }
+        for (dir, unit) in lone {
+            units.insert(dir, Cow::Owned(vec![unit]));
+        }
+        let (files_shown, dirs_shown) = count_shown(tree, &shown);
         Selection {
             shown,
             units,
-            files_shown_below,
-            dirs_shown_below,
+            files_shown,
+            dirs_shown,
             cut_by_depth,
             cut_by_entries,
         }
@@ -346,30 +377,21 @@ fn mark(unit: &Unit, shown: &mut [bool], shown_nodes: &mut Vec<usize>) {
     }
 }
 
-/// Files and directories shown below each shown node.
-fn count_shown(
-    tree: &Tree,
-    shown_nodes: &mut [usize],
-) -> (HashMap<usize, usize>, HashMap<usize, usize>) {
-    let mut files: HashMap<usize, usize> = HashMap::new();
-    let mut dirs: HashMap<usize, usize> = HashMap::new();
-    // Children have larger ids than their parents (built top-down): from
-    // the largest id down, a node's counts are final before its parent's.
-    shown_nodes.sort_unstable_by(|a, b| b.cmp(a));
-    for &id in shown_nodes.iter() {
-        if id == ROOT {
-            continue;
-        }
-        let node = &tree.nodes[id];
-        if node.is_dir {
-            let (f, d) = (
-                files.get(&id).copied().unwrap_or(0),
-                dirs.get(&id).copied().unwrap_or(0),
-            );
-            *dirs.entry(node.parent).or_default() += 1 + d;
-            *files.entry(node.parent).or_default() += f;
-        } else {
-            *files.entry(node.parent).or_default() += 1;
+/// Files and directories shown: a node counts when every directory
+/// above it is shown too.
+fn count_shown(tree: &Tree, shown: &[bool]) -> (usize, usize) {
+    let mut reached = vec![false; tree.nodes.len()];
+    reached[ROOT] = true;
+    let (mut files, mut dirs) = (0, 0);
+    // Parents have smaller ids than their children (built top-down).
+    for (id, node) in tree.nodes.iter().enumerate().skip(1) {
+        if shown[id] && reached[node.parent] {
+            reached[id] = true;
+            if node.is_dir {
+                dirs += 1;
+            } else {
+                files += 1;
+            }
         }
     }
     (files, dirs)
@@ -407,8 +429,12 @@ mod tests {
         let tree = Tree::build(&listing, &filters);
         let classes = crate::classify::classify(&tree, usize::MAX);
         for group in [true, false] {
-            let ranked = Order::new(&tree, &classes, usize::MAX, group).select(&tree, usize::MAX);
-            let all = Order::all(&tree, group).select(&tree, usize::MAX);
+            let (ranked, all) = (
+                Order::new(&tree, &classes, usize::MAX, group),
+                Order::all(&tree, group),
+            );
+            let ranked = ranked.select(&tree, usize::MAX);
+            let all = all.select(&tree, usize::MAX);
             assert_eq!(ranked.shown, all.shown);
             for dir in 0..tree.nodes.len() {
                 assert_eq!(ranked.units_of(dir), all.units_of(dir), "{dir}");
