@@ -9,6 +9,10 @@ With CJK_EVERY (default 0, none), every CJK_EVERY-th capture also gets a
 Japanese paragraph (words from a small vocabulary joined by particles,
 without spaces, as Japanese is written).
 
+Each capture's cwd is $CWD_BASE/project-<i % 7> (CWD_BASE defaults to
+/work); with $REPOSITORY set, each also names its repository,
+$REPOSITORY-<i % 7> (as captures made since project identities do).
+
 Usage: benches/gen-memory.py DIR [N] [CJK_EVERY]"""
 import os
 import random
@@ -17,6 +21,8 @@ import sys
 root = sys.argv[1]
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
 cjk_every = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+cwd_base = os.environ.get("CWD_BASE", "/work")
+repository = os.environ.get("REPOSITORY", "")
 rng = random.Random(7)
 cjk_rng = random.Random(11)
 ja_words = ("認証 フロー 調査 トークン 更新 競合 設計 キャッシュ 遅延 索引 移行 権限 設定 "
@@ -45,9 +51,10 @@ for i in range(n):
     if cjk_every and i % cjk_every == 0:
         sentence = lambda: "".join(w + cjk_rng.choice(ja_particles) for w in cjk_rng.choices(ja_words, k=6)) + "。"
         body += "\n\n" + "".join(sentence() for _ in range(4))
+    repo_line = f'repository: "{repository}-{i % 7}"\n' if repository else ""
     ts = f"{stamp[:10]} {stamp[11:13]}:{stamp[13:15]}:{stamp[15:17]} UTC"
     text = (f'---\ncapture_type: "{cat}"\ntimestamp: "{ts}"\nexecutor: "{agent}"\nagent_completion: "{completion}"\n'
-            f'transcript_path: "/t/{i}.jsonl"\nsession_id: "s-{i // 10}"\ncwd: "/work/project-{i % 7}"\nsource: "claude-hook"\nredactions: "0"\n---\n\n'
+            f'transcript_path: "/t/{i}.jsonl"\nsession_id: "s-{i // 10}"\ncwd: "{cwd_base}/project-{i % 7}"\n{repo_line}source: "claude-hook"\nredactions: "0"\n---\n\n'
             f"# {cat}: {completion}\n\n**Agent:** {agent}\n**Completed:** {ts}\n\n---\n\n## Agent Output\n\n{body}\n\n---\n\n## Metadata\n\n"
             f"**Transcript:** `/t/{i}.jsonl`\n**Captured:** {ts}\n")
     with open(os.path.join(d, f"{stamp}_AGENT-{agent}_{cat}_{slug}-{i}.md"), "w") as f:

@@ -56,20 +56,30 @@ impl StoreLocation {
     /// # Errors
     /// The folder cannot be read.
     pub fn open(&self) -> Result<(MemoryStore, Reconciled), StoreError> {
+        let mut store = self.open_unreconciled()?;
+        let report = store.reconcile()?;
+        Ok((store, report))
+    }
+
+    /// The store as its index last saw the folder: for a reader that can
+    /// tell when that is not enough (a lookup by id whose file is there
+    /// needs no reconcile; one that fails reconciles and looks again).
+    ///
+    /// # Errors
+    /// As [`StoreLocation::open`].
+    pub fn open_unreconciled(&self) -> Result<MemoryStore, StoreError> {
         let opened = match &self.index_fallback {
             Some(fallback) => MemoryStore::open_or_elsewhere(&self.root, fallback),
             None => MemoryStore::open(&self.root),
         };
-        let mut store = match opened {
-            Ok(store) => store,
+        match opened {
+            Ok(store) => Ok(store),
             Err(error) if self.root.is_dir() => MemoryStore::open_in_memory(
                 &self.root,
                 format!("the index is kept in memory for this run: {error}"),
-            )?,
-            Err(error) => return Err(error),
-        };
-        let report = store.reconcile()?;
-        Ok((store, report))
+            ),
+            Err(error) => Err(error),
+        }
     }
 }
 

@@ -104,7 +104,22 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
             }
         }
         MemCommand::Show(args) => {
-            let record = open(inv)?.find(&args.id)?;
+            // The index as it stands finds a capture named exactly whose
+            // file is there (fetch by id stays fast); anything else (a
+            // prefix a newer capture may share) reconciles first.
+            let mut store = location(inv)?.open_unreconciled()?;
+            let exact = |r: &CaptureRecord| {
+                r.id == args.id
+                    || agentctx_agentmem::short_id(&r.id) == args.id
+                    || r.path == std::path::Path::new(&args.id)
+            };
+            let record = match store.find(&args.id) {
+                Ok(record) if exact(&record) && record.path.is_file() => record,
+                _ => {
+                    store.reconcile()?;
+                    store.find(&args.id)?
+                }
+            };
             let text = std::fs::read_to_string(&record.path)?;
             if inv.json {
                 write_json(out, &CaptureShown { record, text })?;
