@@ -130,10 +130,11 @@ impl Filters {
     /// each been decided and kept: the walk asks about every entry it
     /// meets and never enters an excluded directory.
     pub(crate) fn excludes_below_kept(&self, relative: &str, is_dir: bool) -> bool {
-        if relative.rsplit('/').next() == Some(".git") || self.user.is_match_below_kept(relative) {
+        let name = relative.rsplit('/').next().unwrap_or(relative);
+        if name == ".git" || self.user.is_match_below_kept(relative, name) {
             return true;
         }
-        self.defaults.is_match_below_kept(relative)
+        self.defaults.is_match_below_kept(relative, name)
             && (is_dir || !self.keep.is_match(Path::new(relative)))
     }
 

@@ -179,11 +179,18 @@ impl Context<'_> {
             return;
         }
         let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-        let path = match relative_str(entry.path(), self.root_len) {
-            Some(text) => text.to_owned(),
-            None => {
+        // With `follow_links` the walk reports the target's type; a link
+        // it did not follow is marked.
+        let symlink = entry.path_is_symlink() && !is_dir;
+        let options = self.options;
+        let meta = (!is_dir && (options.sizes || options.mtimes))
+            .then(|| entry.metadata().ok())
+            .flatten();
+        let path = match self.relative(entry.into_path()) {
+            Ok(path) => path,
+            Err(path) => {
                 batch.non_utf8 += 1;
-                let relative = entry.path().strip_prefix(self.root).unwrap_or(entry.path());
+                let relative = path.strip_prefix(self.root).unwrap_or(&path);
                 relative.to_string_lossy().into_owned()
             }
         };
@@ -192,17 +199,28 @@ impl Context<'_> {
         } else {
             Entry::file(path)
         };
-        // With `follow_links` the walk reports the target's type; a link
-        // it did not follow is marked.
-        item.symlink = entry.path_is_symlink() && !is_dir;
-        let options = self.options;
-        if !is_dir
-            && (options.sizes || options.mtimes)
-            && let Ok(meta) = entry.metadata()
-        {
+        item.symlink = symlink;
+        if let Some(meta) = meta {
             stamp(&mut item, &meta, options);
         }
         batch.entries.push(item);
+    }
+
+    /// The root-relative part of `path`, in the walk's own buffer (the
+    /// root and its separator moved out, nothing copied to a new one);
+    /// `path` back when it is not UTF-8 or not below the root.
+    fn relative(&self, path: std::path::PathBuf) -> Result<String, std::path::PathBuf> {
+        let mut text = path
+            .into_os_string()
+            .into_string()
+            .map_err(std::path::PathBuf::from)?;
+        match relative_text(&text, self.root_len).map(str::len) {
+            Some(len) => {
+                text.drain(..text.len() - len);
+                Ok(text)
+            }
+            None => Err(text.into()),
+        }
     }
 }
 
@@ -236,7 +254,10 @@ impl Drop for Visitor<'_> {
 /// The part of `path` after the root and its separator, when the whole path
 /// is UTF-8: a slice, where `strip_prefix` would parse every component.
 fn relative_str(path: &Path, root_len: usize) -> Option<&str> {
-    let text = path.to_str()?;
+    relative_text(path.to_str()?, root_len)
+}
+
+fn relative_text(text: &str, root_len: usize) -> Option<&str> {
     let rest = text.get(root_len..)?;
     Some(rest.strip_prefix('/').unwrap_or(rest))
 }
