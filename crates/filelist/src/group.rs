@@ -47,20 +47,23 @@ pub fn units(tree: &Tree, dir: usize, group: bool) -> Vec<Unit> {
     let children = &tree.nodes[dir].children;
     // Only files whose names hold a digit can be in a run; a directory
     // with fewer than a run's worth of them has no group (most have none).
-    let candidates: Vec<bool> = children
+    let candidate = |c: usize| {
+        let node = &tree.nodes[c];
+        group
+            && !node.is_dir
+            && node.name.bytes().any(|b| b.is_ascii_digit())
+            && !is_hash_like(node.name)
+            && !needs_quoting(node.name)
+    };
+    if children
         .iter()
-        .map(|&c| {
-            let node = &tree.nodes[c];
-            group
-                && !node.is_dir
-                && node.name.bytes().any(|b| b.is_ascii_digit())
-                && !is_hash_like(node.name)
-                && !needs_quoting(node.name)
-        })
-        .collect();
-    if candidates.iter().filter(|c| **c).count() < MIN_RUN {
+        .filter(|&&c| candidate(c))
+        .nth(MIN_RUN - 1)
+        .is_none()
+    {
         return children.iter().map(|c| Unit::Node(*c)).collect();
     }
+    let candidates: Vec<bool> = children.iter().map(|&c| candidate(c)).collect();
     // First by the number at the end (`prefix<N>suffix`), then, for what
     // is left, by the number at the start (`<N>_anything.ext`). Indexes
     // are positions among the children.

@@ -282,8 +282,11 @@ fn tree_lines(
     out: &mut String,
 ) {
     let pad = |out: &mut String, indent: usize| {
-        for _ in 0..indent {
-            out.push_str("  ");
+        // Most lines are shallow: one copy from a run of spaces.
+        const SPACES: &str = "                                ";
+        match SPACES.get(..2 * indent) {
+            Some(spaces) => out.push_str(spaces),
+            None => (0..indent).for_each(|_| out.push_str("  ")),
         }
     };
     for unit in selection.units_of(dir) {

@@ -80,7 +80,14 @@ impl<'a> Tree<'a> {
             {
                 continue;
             }
-            let path = entry.path.trim_matches('/');
+            // Sources give paths without slashes at the ends; trimming
+            // only when there is one spares a search of every path.
+            let path = entry.path.as_str();
+            let path = if path.starts_with('/') || path.ends_with('/') {
+                path.trim_matches('/')
+            } else {
+                path
+            };
             if path.is_empty() {
                 continue;
             }
@@ -113,7 +120,7 @@ impl<'a> Tree<'a> {
             tree.nodes.push(node);
             tree.nodes[parent].children.push(id);
         }
-        tree.sort_and_count(ROOT);
+        tree.sort_and_count();
         tree.files_total = tree.nodes[ROOT].files_below;
         tree.dirs_total = tree.nodes[ROOT].dirs_below;
         tree
@@ -135,36 +142,40 @@ impl<'a> Tree<'a> {
         id
     }
 
-    fn sort_and_count(&mut self, root: usize) {
-        // Iterative post-order: deep trees must not overflow the stack.
-        let mut order = Vec::with_capacity(self.nodes.len());
-        let mut stack = vec![root];
-        while let Some(id) = stack.pop() {
-            order.push(id);
-            stack.extend(self.nodes[id].children.iter().copied());
-        }
-        for &id in order.iter().rev() {
-            let mut children = std::mem::take(&mut self.nodes[id].children);
-            children.sort_by(|a, b| {
-                let (a, b) = (&self.nodes[*a], &self.nodes[*b]);
-                b.is_dir
-                    .cmp(&a.is_dir)
-                    .then_with(|| a.name.as_bytes().cmp(b.name.as_bytes()))
-            });
-            let (mut files, mut dirs) = (0, 0);
-            for &child in &children {
-                let c = &self.nodes[child];
-                if c.is_dir {
-                    dirs += 1 + c.dirs_below;
-                    files += c.files_below;
-                } else {
-                    files += 1;
-                }
+    fn sort_and_count(&mut self) {
+        // Each directory's children sorted by a key read once per child,
+        // not once per comparison.
+        let mut keys: Vec<(bool, &'a str, usize)> = Vec::new();
+        for id in 0..self.nodes.len() {
+            if self.nodes[id].children.len() < 2 {
+                continue;
             }
-            let node = &mut self.nodes[id];
-            node.children = children;
-            node.files_below = files;
-            node.dirs_below = dirs;
+            keys.clear();
+            keys.extend(self.nodes[id].children.iter().map(|&c| {
+                let child = &self.nodes[c];
+                (!child.is_dir, child.name, c)
+            }));
+            keys.sort_by(|a, b| {
+                a.0.cmp(&b.0)
+                    .then_with(|| a.1.as_bytes().cmp(b.1.as_bytes()))
+            });
+            for (slot, key) in self.nodes[id].children.iter_mut().zip(&keys) {
+                *slot = key.2;
+            }
+        }
+        // Counts bottom-up: a child's id is larger than its parent's, so
+        // from the largest id down a node is complete before it is added.
+        for id in (1..self.nodes.len()).rev() {
+            let node = &self.nodes[id];
+            let (files, dirs) = if node.is_dir {
+                (node.files_below, 1 + node.dirs_below)
+            } else {
+                (1, 0)
+            };
+            let parent = node.parent;
+            let parent = &mut self.nodes[parent];
+            parent.files_below += files;
+            parent.dirs_below += dirs;
         }
     }
 
