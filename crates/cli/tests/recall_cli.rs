@@ -8,14 +8,14 @@
 
 mod common;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use common::{TestEnv, run};
-use serde_json::{Value, json};
-
-const CLAUDE: &str = "claude-code-2.1.330";
+use common::{
+    TestEnv, agentctx_with_input as agentctx, claude_payload as payload, hook_context as context,
+    run,
+};
+use serde_json::json;
 
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
@@ -58,32 +58,6 @@ fn world() -> (TestEnv, PathBuf, PathBuf, PathBuf) {
     (t, root, worktree, other)
 }
 
-fn agentctx(t: &TestEnv, args: &[&str], stdin: &str) -> String {
-    let mut child = t
-        .cmd()
-        .args(args)
-        .env("AGENTMEM_ROOT", t.dir.path().join("memory"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// A sub-agent's output captured by the hook, as 2.1.47+ sends it (the
 /// payload carries the message; the shape is the recorded one's plus it).
 fn capture(t: &TestEnv, cwd: &Path, agent_id: &str, message: &str) {
@@ -98,41 +72,6 @@ fn capture(t: &TestEnv, cwd: &Path, agent_id: &str, message: &str) {
         "last_assistant_message": message,
     });
     agentctx(t, &["hook"], &payload.to_string());
-}
-
-/// A recorded payload for `cwd`, with its session id replaced by `session`.
-fn payload(t: &TestEnv, cwd: &Path, name: &str, session: &str) -> String {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/agents")
-            .join(CLAUDE)
-            .join(name),
-    )
-    .unwrap();
-    let mut value: Value = serde_json::from_str(
-        &text
-            .replace("{{CWD}}", &cwd.display().to_string())
-            .replace("{{HOME}}", &t.home.display().to_string())
-            .replace("{{PROJECT_SLUG}}", "project"),
-    )
-    .unwrap();
-    value["session_id"] = Value::String(session.to_owned());
-    value.to_string()
-}
-
-/// The context a hook gave (empty when none).
-fn context(t: &TestEnv, input: &str, args: &[&str]) -> String {
-    let mut all = vec!["hook"];
-    all.extend_from_slice(args);
-    let out = agentctx(t, &all, input);
-    if out.trim().is_empty() {
-        return String::new();
-    }
-    let value: Value = serde_json::from_str(&out).unwrap();
-    value["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
 }
 
 #[test]

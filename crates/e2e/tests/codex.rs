@@ -206,10 +206,14 @@ fn without_the_trust_step_codex_runs_no_hook_and_install_says_so() {
 /// line, an empty `[hooks.state]` header, then one table per handler in
 /// Codex's event order, each holding only `trusted_hash`; the file made 0600.
 fn trust_as_the_tui_does(config: &std::path::Path, hooks_json: &std::path::Path) {
-    const ORDER: [&str; 6] = [
+    // `user_prompt_submit` was not in the recording (agentctx added the
+    // entry later): its place is that of Codex's event list
+    // (../shared/agents/PROTOCOLS.md), which the recorded order follows.
+    const ORDER: [&str; 7] = [
         "pre_tool_use",
         "post_tool_use",
         "session_start",
+        "user_prompt_submit",
         "subagent_start",
         "subagent_stop",
         "stop",

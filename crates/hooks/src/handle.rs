@@ -101,6 +101,7 @@ pub fn handle(raw: &[u8], agent: Option<HookAgent>, host: &Host<'_>) -> HookOutc
         "SubagentStart" => call.subagent_start(&mut outcome),
         "PreToolUse" => call.pre_tool_use(&mut outcome),
         "PostToolUse" => call.post_tool_use(&mut outcome),
+        "UserPromptSubmit" => call.user_prompt_submit(&mut outcome),
         "SubagentStop" | "Stop" => call.capture(&event, &mut outcome),
         other => outcome.note(format!("event {other:?} is not handled: doing nothing")),
     }
@@ -335,6 +336,7 @@ impl Call<'_> {
                 }
                 // The session's own index, the same bytes as at its start.
                 self.add_memory(&mut composed, outcome);
+                self.defer_user_parts(&mut composed, outcome);
                 if parts.agents {
                     // The chain given now is the chain as it is now.
                     diff.recheck.clear();
@@ -361,6 +363,9 @@ impl Call<'_> {
             outcome.note(format!("context: {warning}"));
         }
         self.add_memory(&mut composed, outcome);
+        if event == "SessionStart" {
+            self.defer_user_parts(&mut composed, outcome);
+        }
         let text = composed.text();
         outcome.note(format!(
             "initial context: {} parts, {} bytes",
@@ -380,27 +385,18 @@ impl Call<'_> {
         composed: &mut agentctx_types::ComposedContext,
         outcome: &mut HookOutcome,
     ) {
-        let dir = self.host.sessions_dir();
-        let agent = self.input.agent_id.as_deref().filter(|a| !a.is_empty());
-        let id = match (self.input.session_id.as_deref(), agent) {
-            (Some(session), Some(agent)) => Some(format!("{session}+{agent}")),
-            (Some(session), None) => Some(session.to_owned()),
-            (None, _) => None,
-        };
-        // The ids name a file: the same rule as the session state's.
-        let id = id.filter(|id| {
-            !id.starts_with('.')
-                && id.len() <= 401
-                && id
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+'))
-        });
-        let session = dir.as_deref().zip(id.as_deref());
+        let sub_agent = self
+            .input
+            .agent_id
+            .as_deref()
+            .is_some_and(|a| !a.is_empty());
+        let files = self.host.session_files(self.input);
+        let session = files.as_ref().map(|(d, i)| (d.as_path(), i.as_str()));
         if let Some(text) = crate::recall::session_memory_index(
             self.host,
             self.cwd,
             session,
-            agent.is_some(),
+            sub_agent,
             &mut outcome.notes,
         ) && !text.is_empty()
         {
@@ -413,6 +409,42 @@ impl Call<'_> {
 
     #[cfg(not(feature = "recall"))]
     fn add_memory(&self, _: &mut agentctx_types::ComposedContext, _: &mut HookOutcome) {}
+
+    /// The first prompt of a session (and the first after it was given its
+    /// context again) carries the user-message parts (`prompt.rs`).
+    fn user_prompt_submit(&self, outcome: &mut HookOutcome) {
+        if self.agent == HookAgent::Claude {
+            return outcome
+                .note("UserPromptSubmit: Claude Code got the file list with SessionStart");
+        }
+        let files = self.host.session_files(self.input);
+        let session = files.as_ref().map(|(d, i)| (d.as_path(), i.as_str()));
+        if let Some(text) =
+            crate::prompt::user_parts_for_prompt(self.host, self.cwd, session, &mut outcome.notes)
+        {
+            outcome.reply = Some(HookReply::context("UserPromptSubmit", text));
+        }
+    }
+
+    /// [`crate::prompt::defer_user_parts`] for this call's session, for
+    /// the agents whose prompt hook places text after the user's message
+    /// (Codex); Claude Code puts either hook's context in a `system`
+    /// message, so its file list stays with SessionStart.
+    fn defer_user_parts(
+        &self,
+        composed: &mut agentctx_types::ComposedContext,
+        outcome: &mut HookOutcome,
+    ) {
+        if self.agent == HookAgent::Claude {
+            if !composed.user_prefix.is_empty() {
+                outcome.note("file_list_context.position: user_message cannot be honoured in Claude Code (hook context is a system message): the file list goes with SessionStart");
+            }
+            return;
+        }
+        let files = self.host.session_files(self.input);
+        let session = files.as_ref().map(|(d, i)| (d.as_path(), i.as_str()));
+        crate::prompt::defer_user_parts(composed, session, &mut outcome.notes);
+    }
 
     /// A sub-agent starts with a context of its own: it gets the rules'
     /// extension and, where the agent does not load it, the AGENTS.md

@@ -145,4 +145,28 @@ impl Host<'_> {
     pub fn sessions_dir(&self) -> Option<PathBuf> {
         agentctx_config::state_dir(self.env).map(|dir| dir.join("sessions"))
     }
+
+    /// The state folder and the name of `input`'s agent in it
+    /// (`<session>` or `<session>+<agent>`), for the files kept beside its
+    /// state (the recall index, the user-message marker); `None` without a
+    /// session id or a state folder, or for an id that cannot name a file
+    /// (the session state's own rule).
+    pub(crate) fn session_files(
+        &self,
+        input: &agentctx_types::HookInput,
+    ) -> Option<(PathBuf, String)> {
+        let dir = self.sessions_dir()?;
+        let agent = input.agent_id.as_deref().filter(|a| !a.is_empty());
+        let session = input.session_id.as_deref()?;
+        let id = match agent {
+            Some(agent) => format!("{session}+{agent}"),
+            None => session.to_owned(),
+        };
+        let plain = !id.starts_with('.')
+            && id.len() <= 401
+            && id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+'));
+        plain.then_some((dir, id))
+    }
 }

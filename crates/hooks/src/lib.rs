@@ -47,6 +47,7 @@ mod handle;
 mod host;
 mod input;
 pub mod install;
+mod prompt;
 mod protect;
 #[cfg(feature = "recall")]
 mod recall;

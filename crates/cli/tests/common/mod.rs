@@ -82,3 +82,67 @@ pub fn fixture_memory(t: &TestEnv) -> PathBuf {
     copy_dir(&workspace_root().join("fixtures/memory"), &root);
     root
 }
+
+/// `agentctx ARGS` with `stdin`, the memory folder at `<temp>/memory`;
+/// asserts exit 0 and returns stdout.
+pub fn agentctx_with_input(t: &TestEnv, args: &[&str], stdin: &str) -> String {
+    use std::io::Write as _;
+    let mut child = t
+        .cmd()
+        .args(args)
+        .env("AGENTMEM_ROOT", t.dir.path().join("memory"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start agentctx");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("agentctx ran");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// A recorded Claude Code 2.1.330 payload (fixtures/agents/) for `cwd`,
+/// its session id replaced by `session`.
+pub fn claude_payload(t: &TestEnv, cwd: &Path, name: &str, session: &str) -> String {
+    let text = std::fs::read_to_string(
+        workspace_root()
+            .join("fixtures/agents/claude-code-2.1.330")
+            .join(name),
+    )
+    .expect("a recorded payload");
+    let mut value: serde_json::Value = serde_json::from_str(
+        &text
+            .replace("{{CWD}}", &cwd.display().to_string())
+            .replace("{{HOME}}", &t.home.display().to_string())
+            .replace("{{PROJECT_SLUG}}", "project"),
+    )
+    .expect("JSON");
+    value["session_id"] = serde_json::Value::String(session.to_owned());
+    value.to_string()
+}
+
+/// The `additionalContext` of a hook's answer to `input` (empty when none).
+pub fn hook_context(t: &TestEnv, input: &str, args: &[&str]) -> String {
+    let mut all = vec!["hook"];
+    all.extend_from_slice(args);
+    let out = agentctx_with_input(t, &all, input);
+    if out.trim().is_empty() {
+        return String::new();
+    }
+    let value: serde_json::Value = serde_json::from_str(&out).expect("hook JSON");
+    value["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}

@@ -32,10 +32,16 @@ pub fn edit_claude_settings(
             // Claude Code before 2.0.44 does not know SubagentStart and
             // then ignores the whole hooks object (measured with 1.0.128
             // and 2.0.30): leave it out for those versions.
+            // UserPromptSubmit is left out too: its context reaches the
+            // model as a `system` message after the first user message,
+            // as SessionStart's does (measured with 2.1.330,
+            // crates/e2e/tests/position.rs), so it cannot put the file
+            // list in the user message and would only cost a process per
+            // prompt.
             let skip: &[&str] = if version.is_some_and(|v| v < (2, 0, 44)) {
-                &["SubagentStart"]
+                &["SubagentStart", "UserPromptSubmit"]
             } else {
-                &[]
+                &["UserPromptSubmit"]
             };
             super::entries::add_hooks(object, program, HookAgent::Claude, skip)?;
         } else {

@@ -8,8 +8,9 @@ use super::{SettingsError, hook_command, is_agentctx_command};
 use agentctx_types::HookAgent;
 
 /// The events agentctx handles, and whether each takes a tool matcher.
-pub(super) const EVENTS: [(&str, bool); 6] = [
+pub(super) const EVENTS: [(&str, bool); 7] = [
     ("SessionStart", false),
+    ("UserPromptSubmit", false),
     ("SubagentStart", false),
     ("PreToolUse", true),
     ("PostToolUse", true),

@@ -351,8 +351,8 @@ fn codex_trust_is_recorded_in_the_user_config_and_taken_out_again() {
     assert!(text.contains(&key), "{text}");
     assert_eq!(
         text.matches("trusted_hash = \"sha256:").count(),
-        6,
-        "{text}"
+        7,
+        "one per event: {text}"
     );
     r.codex_trust = false;
     uninstall(&r, &f.places);
@@ -500,9 +500,17 @@ fn uninstall_after_trusting_in_codex_tui_removes_that_trust_and_keeps_the_rest()
             Scope::User => scratch.join("codex-home/hooks.json"),
             _ => places.root.join(".codex/hooks.json"),
         };
+        // The recording predates the UserPromptSubmit entry: every
+        // recorded entry is written as the TUI reviewed it, plus that one.
+        let mut written: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&hooks).unwrap()).unwrap();
+        let added = written["hooks"]
+            .as_object_mut()
+            .unwrap()
+            .remove("UserPromptSubmit");
+        assert!(added.is_some(), "{name}: {written}");
         assert_eq!(
-            serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&hooks).unwrap())
-                .unwrap(),
+            written,
             serde_json::from_str::<serde_json::Value>(&recorded_tui_trust(
                 name,
                 "hooks.json",
