@@ -201,12 +201,12 @@ fn file_label<'t>(tree: &'t Tree, id: usize, options: &RenderOptions) -> std::bo
         label.push('@');
     }
     if options.sizes
-        && let Some(size) = node.size
+        && let Some(size) = node.size()
     {
         let _ = write!(label, " {size}");
     }
     if options.mtimes
-        && let Some(date) = node.mtime.and_then(date_of)
+        && let Some(date) = node.mtime().and_then(date_of)
     {
         let _ = write!(label, " {date}");
     }

@@ -4,7 +4,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::path::Path;
 
 use crate::filters::Filters;
-use crate::listing::Listing;
+use crate::listing::{Entry, Listing};
 
 /// A node: the root, a directory or a file.
 #[derive(Clone, Debug)]
@@ -15,8 +15,9 @@ pub struct Node<'a> {
     pub submodule: bool,
     /// A symbolic link (not followed).
     pub symlink: bool,
-    pub size: Option<u64>,
-    pub mtime: Option<i64>,
+    /// A file's entry in the listing, for its size and modification time
+    /// (a reference, not copies: most listings have neither).
+    source: Option<&'a Entry>,
     pub parent: usize,
     /// Children in display order: directories first, then files, each by
     /// name, byte-wise.
@@ -33,13 +34,22 @@ impl<'a> Node<'a> {
             is_dir,
             submodule: false,
             symlink: false,
-            size: None,
-            mtime: None,
+            source: None,
             parent,
             children: Vec::new(),
             files_below: 0,
             dirs_below: 0,
         }
+    }
+
+    /// Size in bytes, when the source gave it.
+    pub fn size(&self) -> Option<u64> {
+        self.source.and_then(|entry| entry.size)
+    }
+
+    /// Modification time (seconds since the epoch), when the source gave it.
+    pub fn mtime(&self) -> Option<i64> {
+        self.source.and_then(|entry| entry.mtime)
     }
 }
 
@@ -114,9 +124,8 @@ impl<'a> Tree<'a> {
             };
             let id = tree.nodes.len();
             let mut node = Node::new(name, false, parent);
-            node.size = entry.size;
             node.symlink = entry.symlink;
-            node.mtime = entry.mtime;
+            node.source = Some(entry);
             tree.nodes.push(node);
             tree.nodes[parent].children.push(id);
         }
