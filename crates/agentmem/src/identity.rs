@@ -19,6 +19,10 @@ use agentctx_types::{IdentityRule, ProjectIdentity};
 /// cost more than this walk).
 const MAX_FIRST_PARENTS: usize = 200_000;
 
+/// Hosts whose owner and repository names are case-insensitive.
+const CASE_INSENSITIVE_HOSTS: &[&str] =
+    &["github.com", "gitlab.com", "bitbucket.org", "codeberg.org"];
+
 /// Files that make a folder a package of a monorepo.
 const PACKAGE_MANIFESTS: &[&str] = &[
     "Cargo.toml",
@@ -231,6 +235,13 @@ pub fn normalize_remote(url: &str) -> Option<String> {
     if host.is_empty() || path.is_empty() {
         return None;
     }
+    // These hosts treat owner and repository names without case: one
+    // repository, one name.
+    let path = if CASE_INSENSITIVE_HOSTS.contains(&host.as_str()) {
+        path.to_lowercase()
+    } else {
+        path.to_owned()
+    };
     Some(format!("{host}/{path}"))
 }
 
@@ -290,6 +301,21 @@ mod tests {
                 normalize_remote(url).as_deref(),
                 Some("github.com/acme/api"),
                 "{url}"
+            );
+        }
+        assert_eq!(
+            normalize_remote("git@github.com:Acme/API.git").as_deref(),
+            Some("github.com/acme/api"),
+            "GitHub names have no case"
+        );
+        for url in [
+            "https://git.example.com/Team/Repo",
+            "ssh://git@git.example.com/Team/Repo.git",
+        ] {
+            assert_eq!(
+                normalize_remote(url).as_deref(),
+                Some("git.example.com/Team/Repo"),
+                "elsewhere case is kept: {url}"
             );
         }
         assert_eq!(normalize_remote("/srv/git/api.git"), None);

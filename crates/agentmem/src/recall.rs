@@ -38,16 +38,26 @@ pub struct RecallRequest {
 impl Scope {
     /// What a session of `identity` sees: its keys, the `also` list and
     /// merges through `rules` ([`crate::recall_keys`]), its top and package.
+    /// `home` is the user's home folder: a session whose top is it (or
+    /// `/`) does not see key-less captures by folder.
     pub fn of(
         identity: &ProjectIdentity,
         rules: &[agentctx_types::IdentityRule],
         also: &[String],
+        home: Option<&std::path::Path>,
     ) -> Self {
         let (keys, folders) = crate::recall_keys(identity, rules, also);
+        let top = &identity.top;
+        let everything = top.parent().is_none()
+            || home.is_some_and(|h| {
+                std::fs::canonicalize(h).unwrap_or_else(|_| h.to_path_buf()) == *top
+            });
         Self {
             keys,
+            remote: identity.remote.clone(),
+            by_folder: !everything,
             folders,
-            top: identity.top.clone(),
+            top: top.clone(),
             package: identity.package.clone(),
         }
     }
@@ -154,7 +164,11 @@ impl MemoryStore {
         let mut lines = Vec::new();
         for row in rows {
             let (record, short) = row.map_err(|e| self.index_error(e))?;
-            lines.push(line(&record, &short));
+            // A row the index holds for a file outside the memory folder
+            // (an index someone else wrote) is never shown.
+            if self.owns(&record.path) {
+                lines.push(line(&record, &short));
+            }
         }
         Ok(lines)
     }
@@ -168,11 +182,22 @@ fn line(record: &agentctx_types::CaptureRecord, short: &str) -> String {
         cut.push('…');
     }
     let mut out = String::new();
+    // The date and category come from a file's front matter too: only
+    // what they can be passes (a date, a name in capitals).
+    let date = record
+        .time
+        .get(..10)
+        .filter(|d| d.parse::<jiff::civil::Date>().is_ok())
+        .unwrap_or("????-??-??");
+    let category: String = record
+        .category
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+        .take(32)
+        .collect();
     let _ = writeln!(
         out,
-        "- {} {} {}: {} [{short}]",
-        record.time.get(..10).unwrap_or(&record.time),
-        record.category,
+        "- {date} {category} {}: {} [{short}]",
         plain(&record.agent),
         cut
     );

@@ -31,16 +31,23 @@ pub struct Filter {
 }
 
 /// The captures one project's sessions see (docs/agentmem.md, "Project
-/// identity"): a capture whose remote, root commit or name is one of
-/// `keys`; one made at or below one of `folders`; one without any key
-/// (outside git, or written before identities) made at or below `top`. Of
-/// those, the ones whose package is `package`, above it or below it (a
-/// monorepo package sees its own captures and the root's, not its
-/// siblings').
+/// identity"): a capture whose remote or name is one of `keys`, or whose
+/// root commit is, unless its remote and the session's `remote` are both
+/// known (two repositories started from one template, or a fork someone
+/// else pushes, share a root commit and nothing else); one made at or
+/// below one of `folders`; one without any key (outside git, or written
+/// before identities) made at or below `top`, when `by_folder`. Of those,
+/// the ones whose package is `package`, above it or below it (a monorepo
+/// package sees its own captures and the root's, not its siblings').
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scope {
     /// Keys any of which makes a capture this project's.
     pub keys: Vec<String>,
+    /// The session's own remote (empty: none).
+    pub remote: String,
+    /// Key-less captures below `top` count (off where `top` is the home
+    /// folder or `/`: that would be every folder's).
+    pub by_folder: bool,
     /// Folders whose captures are this project's whatever their keys.
     pub folders: Vec<PathBuf>,
     /// The session's working tree top.
@@ -352,6 +359,24 @@ impl MemoryStore {
         })
     }
 
+    /// Whether `path` is a file of this memory folder: below it by name
+    /// and, where it exists, once links are resolved. What an index row
+    /// names is shown or read only then (an index file is data someone
+    /// could have written).
+    pub fn owns(&self, path: &Path) -> bool {
+        if !path.starts_with(&self.root) {
+            return false;
+        }
+        match (
+            std::fs::canonicalize(path),
+            std::fs::canonicalize(&self.root),
+        ) {
+            (Ok(file), Ok(root)) => file.starts_with(root),
+            // Gone since it was indexed: nothing to read, nothing to leak.
+            _ => true,
+        }
+    }
+
     /// Why the index is held in memory only, when it is.
     pub fn in_memory(&self) -> Option<&str> {
         self.in_memory.as_deref()
@@ -394,7 +419,13 @@ impl MemoryStore {
             rows.collect::<Result<_, _>>().at(&self.root)?
         };
         let mut report = Reconciled::default();
-        let tx = self.conn.transaction().at(&self.root)?;
+        // Immediate: the write lock is taken first, waiting up to the busy
+        // timeout; a deferred transaction that upgrades later gets BUSY at
+        // once when another process reconciles at the same time.
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .at(&self.root)?;
         let mut seen_dirs: Vec<String> = Vec::new();
         let mut stack = vec![self.root.clone()];
         while let Some(dir) = stack.pop() {
@@ -447,6 +478,22 @@ impl MemoryStore {
             tx.execute("DELETE FROM dirs WHERE path = ?1", [gone])
                 .at(&self.root)?;
         }
+        // Rows for files outside the folder were never written by a
+        // reconcile of it: an index someone else wrote. They go.
+        let root = format!("{}/", self.root.display());
+        let strays: Vec<i64> = {
+            let mut stmt = tx
+                .prepare("SELECT id FROM captures WHERE substr(path, 1, length(?1)) != ?1")
+                .at(&self.root)?;
+            let rows = stmt
+                .query_map([&root], |r| r.get::<_, i64>(0))
+                .at(&self.root)?;
+            rows.collect::<Result<_, _>>().at(&self.root)?
+        };
+        for id in strays {
+            delete(&tx, id).at(&self.root)?;
+            report.removed += 1;
+        }
         tx.commit().at(&self.root)?;
         Ok(report)
     }
@@ -468,7 +515,10 @@ impl MemoryStore {
                 source,
             })?;
         let key = path.display().to_string();
-        let tx = self.conn.transaction().at(path)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .at(path)?;
         if let Some(id) = tx
             .query_row("SELECT id FROM captures WHERE path = ?1", [&key], |r| {
                 r.get::<_, i64>(0)
@@ -613,8 +663,11 @@ impl MemoryStore {
         let found: Vec<CaptureRecord> = stmt
             .query_map(params![id_or_path, format!("{escaped}%")], record_from_row)
             .at(&self.root)?
-            .collect::<Result<_, _>>()
-            .at(&self.root)?;
+            .collect::<Result<Vec<_>, _>>()
+            .at(&self.root)?
+            .into_iter()
+            .filter(|r| self.owns(&r.path))
+            .collect();
         match found.as_slice() {
             [one] => Ok(one.clone()),
             [] => Err(StoreError::NotFound {
@@ -845,8 +898,9 @@ fn scope_clause(scope: &Scope, bind: &mut dyn FnMut(String) -> String) -> String
     if !scope.keys.is_empty() {
         let slots: Vec<String> = scope.keys.iter().map(|k| bind(k.clone())).collect();
         let list = slots.join(", ");
+        let remote = bind(scope.remote.clone());
         owner.push(format!(
-            "c.remote IN ({list}) OR c.root_commit IN ({list}) OR c.pname IN ({list})"
+            "c.remote IN ({list}) OR c.pname IN ({list}) OR (c.root_commit IN ({list}) AND (c.remote = '' OR {remote} = ''))"
         ));
     }
     // `x` at or below folder `f`: equal, or `f/` starts it (no LIKE, so
@@ -860,10 +914,15 @@ fn scope_clause(scope: &Scope, bind: &mut dyn FnMut(String) -> String) -> String
     for folder in &scope.folders {
         owner.push(below("c.top", folder.to_string_lossy().into_owned(), bind));
     }
-    let top = below("c.top", scope.top.to_string_lossy().into_owned(), bind);
-    owner.push(format!(
-        "(c.remote = '' AND c.root_commit = '' AND c.pname = '' AND {top})"
-    ));
+    if scope.by_folder {
+        let top = below("c.top", scope.top.to_string_lossy().into_owned(), bind);
+        owner.push(format!(
+            "(c.remote = '' AND c.root_commit = '' AND c.pname = '' AND {top})"
+        ));
+    }
+    if owner.is_empty() {
+        owner.push("0 = 1".to_owned());
+    }
     let package = if scope.package.is_empty() {
         "1 = 1".to_owned()
     } else {

@@ -68,7 +68,10 @@ fn worktrees_and_clones_share_the_identity_and_a_later_remote_keeps_it() {
         &["remote", "add", "origin", "git@github.com:Acme/API.git"],
     );
     let pushed = identify(&main, &options());
-    assert_eq!(pushed.remote, "github.com/Acme/API");
+    assert_eq!(
+        pushed.remote, "github.com/acme/api",
+        "GitHub names have no case"
+    );
     assert_eq!(pushed.root_commit, alone.root_commit);
 
     // A clone of the local clone: its origin is a path; the remote of
@@ -78,7 +81,7 @@ fn worktrees_and_clones_share_the_identity_and_a_later_remote_keeps_it() {
         &["clone", "-q", main.to_str().unwrap(), "clone"],
     );
     let clone = identify(&dir.path().join("clone"), &options());
-    assert_eq!(clone.remote, "github.com/Acme/API");
+    assert_eq!(clone.remote, "github.com/acme/api");
     assert_eq!(clone.root_commit, alone.root_commit);
 
     // A shallow clone has no first commit: its remote carries it.
@@ -89,7 +92,7 @@ fn worktrees_and_clones_share_the_identity_and_a_later_remote_keeps_it() {
     );
     let shallow = identify(&dir.path().join("shallow"), &options());
     assert!(shallow.root_commit.is_empty(), "{shallow:?}");
-    assert_eq!(shallow.remote, "github.com/Acme/API");
+    assert_eq!(shallow.remote, "github.com/acme/api");
 }
 
 #[test]

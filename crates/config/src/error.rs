@@ -55,9 +55,10 @@ pub enum ConfigError {
         message: String,
     },
     /// A project file sets a key only the user may set: which captures
-    /// a session recalls is the user's choice, not the repository's.
+    /// a session recalls, and where captures go, are the user's choice,
+    /// not the repository's.
     #[error(
-        "{path}: {key} can be set only in the user config ($XDG_CONFIG_HOME/agentctx/config.yaml): a repository must not choose whose memory its sessions read"
+        "{path}: {key} can be set only in the user config ($XDG_CONFIG_HOME/agentctx/config.yaml) or the environment: a repository must not choose whose memory its sessions read or where captures go"
     )]
     UserOnly {
         /// The project file.

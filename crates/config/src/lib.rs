@@ -306,8 +306,17 @@ fn parse_file(path: &Path, text: &str, origin: &ConfigOrigin) -> Result<Vec<Leaf
     Ok(leaves_of(&value, origin))
 }
 
-/// Keys a project file may not set (`ConfigError::UserOnly`).
-const USER_ONLY_KEYS: &[&str] = &["agentmem.identities", "agentmem.recall.also"];
+/// Keys a project file may not set (`ConfigError::UserOnly`): which
+/// memory a session recalls and where its captures and events go are the
+/// user's choice (a repository that named the memory folder would have its
+/// own files recalled, and the user's captures written into it).
+const USER_ONLY_KEYS: &[&str] = &[
+    "agentmem.identities",
+    "agentmem.recall.also",
+    "agentmem.root",
+    "agentmem.events_path",
+    "agentmem.codex_sessions_dir",
+];
 
 /// The user-only key `leaf` sets when it comes from a project file.
 fn user_only(leaf: &Leaf) -> Option<String> {

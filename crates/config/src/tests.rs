@@ -580,4 +580,23 @@ fn a_project_file_cannot_choose_whose_memory_is_recalled() {
     let loaded = sb.load(&sb.project, &[], &[]).unwrap();
     assert_eq!(loaded.config.agentmem.identities.len(), 1);
     assert_eq!(loaded.config.agentmem.recall.max_tokens, 300);
+    // Nor where captures go: a repository naming the memory folder would
+    // have its own files recalled.
+    for key in [
+        "root: .mem",
+        "events_path: ev.jsonl",
+        "codex_sessions_dir: s",
+    ] {
+        sb.write(
+            &sb.project.join(PROJECT_FILE_NAME),
+            &format!("agentmem:\n  {key}\n"),
+        );
+        assert!(
+            matches!(
+                sb.load(&sb.project, &[], &[]),
+                Err(ConfigError::UserOnly { .. })
+            ),
+            "{key}"
+        );
+    }
 }

@@ -65,6 +65,21 @@ pub(crate) fn user_parts_for_prompt(
         return None;
     };
     let file = marker(dir, id);
+    if file.exists() {
+        notes.push("UserPromptSubmit: the file list was given with an earlier prompt".to_owned());
+        return None;
+    }
+    // Composed before the marker is made: a hook stopped while composing
+    // leaves the list to the next prompt instead of losing it.
+    let parts = ComposeParts {
+        rules: false,
+        agents: false,
+        files: true,
+    };
+    let composed = compose(host, cwd, parts);
+    for warning in &composed.warnings {
+        notes.push(format!("context: {warning}"));
+    }
     let created = std::fs::create_dir_all(dir).and_then(|()| {
         std::fs::OpenOptions::new()
             .write(true)
@@ -74,9 +89,7 @@ pub(crate) fn user_parts_for_prompt(
     match created {
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            notes.push(
-                "UserPromptSubmit: the file list was given with an earlier prompt".to_owned(),
-            );
+            notes.push("UserPromptSubmit: another hook gave the file list".to_owned());
             return None;
         }
         Err(e) => {
@@ -86,15 +99,6 @@ pub(crate) fn user_parts_for_prompt(
             ));
             return None;
         }
-    }
-    let parts = ComposeParts {
-        rules: false,
-        agents: false,
-        files: true,
-    };
-    let composed = compose(host, cwd, parts);
-    for warning in &composed.warnings {
-        notes.push(format!("context: {warning}"));
     }
     let text = agentctx_types::join_parts(&composed.user_prefix);
     notes.push(format!(

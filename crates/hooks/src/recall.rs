@@ -66,12 +66,27 @@ pub fn memory_index(
         ));
         return Ok(empty);
     }
-    let (store, _) = location.open()?;
+    // A reconcile that fails (another process holds the index's write
+    // lock past the busy timeout) still leaves the index as it stands.
+    let store = match location.open() {
+        Ok((store, _)) => store,
+        Err(error) => {
+            notes.push(format!(
+                "recall: the index was not brought up to date ({error})"
+            ));
+            location.open_unreconciled()?
+        }
+    };
     if let Some(why) = store.in_memory() {
         notes.push(format!("recall: {why}"));
     }
     let request = RecallRequest {
-        scope: Scope::of(&identity, &memory.identities, &config.also),
+        scope: Scope::of(
+            &identity,
+            &memory.identities,
+            &config.also,
+            host.home().as_deref(),
+        ),
         identity,
         max_tokens: usize::try_from(config.max_tokens).unwrap_or(usize::MAX),
         categories: config.categories.clone(),

@@ -55,7 +55,12 @@ fn identity_here(inv: &Invocation) -> agentctx_types::ProjectIdentity {
 /// The captures a session in the working directory recalls from.
 fn this_project(inv: &Invocation) -> agentctx_agentmem::Scope {
     let memory = &inv.config.config.agentmem;
-    agentctx_agentmem::Scope::of(&identity_here(inv), &memory.identities, &memory.recall.also)
+    agentctx_agentmem::Scope::of(
+        &identity_here(inv),
+        &memory.identities,
+        &memory.recall.also,
+        inv.env.home().as_deref(),
+    )
 }
 
 /// `2026-01-25 09:12 IMPLEMENTATION engineer  fixed-auth-race  path`
