@@ -128,10 +128,9 @@ impl ProjectIdentity {
         } else if !self.remote.is_empty() {
             self.remote.clone()
         } else if !self.root_commit.is_empty() {
-            format!(
-                "commit {}",
-                &self.root_commit[..self.root_commit.len().min(12)]
-            )
+            // By characters: the id comes from a file anyone could write.
+            let short: String = self.root_commit.chars().take(12).collect();
+            format!("commit {short}")
         } else {
             self.top.display().to_string()
         }
@@ -284,4 +283,18 @@ pub struct CaptureEvent {
     /// What went wrong, for `failed` (and why, for `skipped`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_never_cuts_a_character() {
+        let identity = ProjectIdentity {
+            root_commit: "é".repeat(20),
+            ..ProjectIdentity::default()
+        };
+        assert_eq!(identity.label(), format!("commit {}", "é".repeat(12)));
+    }
 }
