@@ -283,3 +283,28 @@ fn bad_query_is_exit_2_and_context_fits_its_budget() {
         "only what fits 120 tokens: {text}"
     );
 }
+
+/// A memory folder where no index file can be made (neither beside the
+/// captures nor in the cache: files stand where the folders would go) is
+/// still searched, with a note on stderr and exit 0.
+#[test]
+fn a_memory_folder_nothing_can_be_written_for_is_searched_with_a_note() {
+    let t = TestEnv::new();
+    let root = fixture_memory(&t);
+    let beside = root.join(".agentmem");
+    if beside.is_dir() {
+        std::fs::remove_dir_all(&beside).unwrap();
+    }
+    std::fs::write(&beside, "not a folder").unwrap();
+    let cache = t.write("cache-is-a-file", "x");
+    let (code, stdout, stderr) = common::run(
+        t.cmd()
+            .args(["mem", "search", "auth", "--json"])
+            .env("AGENTMEM_ROOT", &root)
+            .env("XDG_CACHE_HOME", &cache),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let hits: Vec<serde_json::Value> = serde_json::from_str(&stdout).unwrap();
+    assert!(!hits.is_empty());
+    assert!(stderr.contains("kept in memory for this run"), "{stderr}");
+}

@@ -25,6 +25,10 @@ pub fn open(inv: &Invocation) -> anyhow::Result<MemoryStore> {
     for (path, reason) in &report.unparsable {
         tracing::debug!("skipped {}: {reason}", path.display());
     }
+    // A note, not an error: the answer is whole, only slower.
+    if let Some(why) = store.in_memory() {
+        tracing::warn!("{why}");
+    }
     Ok(store)
 }
 
