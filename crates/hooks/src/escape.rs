@@ -17,8 +17,10 @@
 //!   Podman's, the system bus, tmux's and screen's (which type into the
 //!   user's terminals).
 //!
-//! A file of these that does not exist yet is not covered (the sandbox
-//! cannot bind what is not there): docs/SECURITY.md names the gap.
+//! A file of these that does not exist yet cannot be bound: the project's
+//! `.git/config` and `.git/hooks` are set aside when a command creates
+//! them (`exec.rs`); the home folder's are not covered (docs/SECURITY.md
+//! names the gap).
 
 use std::path::{Path, PathBuf};
 

@@ -209,10 +209,7 @@ pub enum ExecMode {
 /// # Errors
 /// The session's rules cannot be found, the sandbox cannot be made, the
 /// shell cannot start: the command has not run.
-pub fn exec(
-    host: &Host<'_>,
-    request: &ExecRequest<'_>,
-) -> Result<(ExitStatus, ExecMode), ExecError> {
+pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, ExecError> {
     let state = agentctx_config::state_dir(host.env).ok_or(ExecError::NoState)?;
     let anchor = read_anchor(&state, request.session)?;
     let anchored = Host {
@@ -235,6 +232,9 @@ pub fn exec(
     if anchor.config.project_agent_rules.protect_config {
         let _ = std::fs::create_dir(anchor.root.join(own));
     }
+    // The protected names a command could create (nothing can be bound
+    // where nothing is): looked for again when it has ended.
+    let absent = absent_protected(&anchored, &rules);
     let sandbox = state.join("sandbox");
     let plan = plan_for(&anchored, &rules, true, Some((&sandbox, request.session)))?;
     let shell = ["/bin/bash", "/usr/bin/bash", "/bin/sh"]
@@ -278,7 +278,81 @@ pub fn exec(
         program: PathBuf::from(command.get_program()),
         source,
     })?;
-    Ok((status, mode))
+    // The sandbox and everything it started are gone: what the command
+    // left is looked at with nothing of it still running.
+    let refused = set_aside(&absent);
+    Ok(ExecOutcome {
+        status,
+        mode,
+        refused,
+    })
+}
+
+/// How a command ran under `agentctx exec`.
+#[derive(Debug)]
+pub struct ExecOutcome {
+    /// Its exit status.
+    pub status: ExitStatus,
+    /// Sandboxed, enforced by an outer sandbox, or plain.
+    pub mode: ExecMode,
+    /// Protected files the command created, each set aside, one line each
+    /// for the agent (its stderr).
+    pub refused: Vec<String>,
+}
+
+/// The protected paths of the project that do not exist: its root's
+/// protected names and rule files, its git configuration and hooks.
+fn absent_protected(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
+    let root = rules.root();
+    let git = root.join(".git");
+    crate::protect::PROTECTED_NAMES
+        .iter()
+        .map(|n| root.join(n))
+        .chain(
+            host.config
+                .project_agent_rules
+                .rule_files
+                .iter()
+                .map(|f| root.join(f)),
+        )
+        .chain(
+            git.is_dir()
+                .then(|| [git.join("config"), git.join("hooks")])
+                .into_iter()
+                .flatten(),
+        )
+        .filter(|p| std::fs::symlink_metadata(p).is_err())
+        .collect()
+}
+
+/// Each of `absent` that exists now, renamed to `<name>.agentctx-refused`
+/// (replacing an earlier one): a sandboxed command may not create what the
+/// next session would read as its rules, config or hooks.
+fn set_aside(absent: &[PathBuf]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for path in absent {
+        if std::fs::symlink_metadata(path).is_err() {
+            continue;
+        }
+        let mut aside = path.clone().into_os_string();
+        aside.push(".agentctx-refused");
+        let aside = PathBuf::from(aside);
+        if std::fs::symlink_metadata(&aside).is_ok_and(|m| m.is_dir()) {
+            let _ = std::fs::remove_dir_all(&aside);
+        }
+        lines.push(match std::fs::rename(path, &aside) {
+            Ok(()) => format!(
+                "agentctx: the command created {}, which the rules protect: it was moved to {}",
+                path.display(),
+                aside.display()
+            ),
+            Err(error) => format!(
+                "agentctx: the command created {}, which the rules protect, and it could not be moved aside ({error}): remove it before the next session",
+                path.display()
+            ),
+        });
+    }
+    lines
 }
 
 /// The name of the sandbox's first program, installed beside `agentctx`.
@@ -329,9 +403,18 @@ fn writable(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
         rules.root().to_path_buf(),
         PathBuf::from("/tmp"),
         PathBuf::from("/var/tmp"),
-        // `$TMPDIR` of the agent, whose environment the command has.
-        std::env::temp_dir(),
     ];
+    // `$TMPDIR` of the agent, whose environment the command has: only a
+    // real folder outside those. One inside them is writable already, and
+    // a command could replace it with a link to the home folder, which the
+    // next sandbox would then make writable (the folder is resolved anew
+    // for each command).
+    let temp = std::env::temp_dir();
+    let inside = folders.iter().any(|f| temp.starts_with(f));
+    let real = std::fs::symlink_metadata(&temp).is_ok_and(|m| m.is_dir());
+    if !inside && real {
+        folders.push(temp);
+    }
     for entry in &host.config.project_agent_rules.sandbox_writable {
         match (entry.strip_prefix("~/"), &home) {
             (Some(rest), Some(home)) => folders.push(home.join(rest)),

@@ -65,7 +65,9 @@ pub use compose::{
 };
 #[cfg(feature = "remote")]
 pub use compose_remote::{compose_remote, remote_options};
-pub use exec::{CODEX_PROFILE, ExecError, ExecMode, ExecRequest, codex_permissions, exec};
+pub use exec::{
+    CODEX_PROFILE, ExecError, ExecMode, ExecOutcome, ExecRequest, codex_permissions, exec,
+};
 pub use guard::{Guard, Verdict};
 pub use handle::{HookOutcome, detect_agent, handle};
 pub use host::{ConfigSource, Host, RulesError, SessionPlaceError};

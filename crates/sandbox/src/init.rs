@@ -67,6 +67,10 @@ pub struct InitPlan {
     /// Folders left writable; with any, every other mount is made
     /// read-only (`/proc` and `/dev` aside).
     pub writable: Vec<PathBuf>,
+    /// Bound onto themselves as they are (writable), before the read-only
+    /// binds and masks: mount points cannot be renamed, so the folders of
+    /// masked and protected paths stay where the masks are.
+    pub pinned: Vec<PathBuf>,
     /// Bound read-only onto themselves (with what is mounted below them).
     pub read_only: Vec<PathBuf>,
     /// Covered by an empty folder nobody may open.
@@ -98,6 +102,9 @@ impl InitPlan {
         };
         for path in &self.writable {
             flag("--rw", path);
+        }
+        for path in &self.pinned {
+            flag("--pin", path);
         }
         for path in &self.read_only {
             flag("--ro", path);
@@ -147,6 +154,7 @@ impl InitPlan {
                 })?;
             match flag.to_str() {
                 Some("--rw") => plan.writable.push(value),
+                Some("--pin") => plan.pinned.push(value),
                 Some("--ro") => plan.read_only.push(value),
                 Some("--hide-dir") => plan.hidden_dirs.push(value),
                 Some("--hide-file") => plan.hidden_files.push(value),
@@ -192,6 +200,9 @@ pub fn enter(plan: &InitPlan) -> Result<Infallible, InitError> {
             mount_bind_recursive(path, path).map_err(mount_error("bind", path))?;
         }
         read_only_but(&plan.writable)?;
+    }
+    for path in &plan.pinned {
+        mount_bind_recursive(path, path).map_err(mount_error("pin", path))?;
     }
     for path in &plan.read_only {
         // With what is mounted below (a container's `/etc/resolv.conf`).
@@ -436,6 +447,7 @@ mod tests {
     fn a_plan_survives_its_arguments() {
         let plan = InitPlan {
             writable: vec!["/p".into(), "/tmp".into()],
+            pinned: vec!["/p/.git".into()],
             read_only: vec!["/a b".into(), "/c".into()],
             hidden_dirs: vec!["/p/secrets".into()],
             hidden_files: vec!["/p/k.pem".into()],

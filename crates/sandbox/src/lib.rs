@@ -10,7 +10,10 @@
 //! which the whole file system is bound read-only but the writable
 //! folders ([`Protection::writable`]; none: writable as it is), excluded folders are
 //! covered by an empty folder nobody may open, excluded files by an empty
-//! file nobody may open, protected paths are bound read-only; a PID
+//! file nobody may open, protected paths are bound read-only, and every
+//! folder between a writable root and a mask or protected path is bound
+//! onto itself (a mount point cannot be renamed, so no command moves a
+//! mask away with its folder), `/proc/sys` read-only; a PID
 //! namespace with its own `/proc` (so `/proc/<pid>/root` of a process
 //! outside cannot reach the real tree), every capability dropped (root
 //! included), and the sandbox dies with its parent. A path is masked
@@ -377,11 +380,22 @@ impl Bwrap {
                 read_only.push(own.clone());
             }
         }
+        // The kernel's settings: bubblewrap's `/proc` leaves `/proc/sys`
+        // writable to root (it takes a folder root cannot `access` for
+        // writing as read-only already), and root without capabilities may
+        // still write every sysctl root owns (`kernel.core_pattern` runs a
+        // program outside any sandbox).
+        for kernel in ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"] {
+            if Path::new(kernel).exists() {
+                read_only.push(PathBuf::from(kernel));
+            }
+        }
         if let Some(init) = &self.init {
             // Every capability inside the namespaces, for the first program
             // only: it makes the masks and drops them all.
             let plan = InitPlan {
                 writable: writable.clone(),
+                pinned: plan.mounts.pinned.clone(),
                 read_only,
                 hidden_dirs: plan.mounts.hidden_dirs.clone(),
                 hidden_files: plan.mounts.hidden_files.clone(),
@@ -399,6 +413,11 @@ impl Bwrap {
         }
         command.args(["--cap-drop", "ALL"]);
         for path in writable {
+            command.arg("--bind").arg(path).arg(path);
+        }
+        // Folders that hold masks and protected paths: mount points, which
+        // no command can rename away.
+        for path in &plan.mounts.pinned {
             command.arg("--bind").arg(path).arg(path);
         }
         for path in &read_only {

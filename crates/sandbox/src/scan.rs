@@ -55,6 +55,14 @@ pub struct Mounts {
     /// `Plan::enforced_here` checks besides `read_only`).
     #[serde(skip)]
     pub read_only_outside: Vec<PathBuf>,
+    /// Folders bound onto themselves, writable as they are, before the
+    /// masks and read-only binds: every folder between a writable root and
+    /// a masked or protected path. The kernel refuses to rename a mount
+    /// point, so a command cannot move a protected file's folder away
+    /// (`mv .git .git-old`, then a `.git` of its own) nor an excluded
+    /// path's (`mv cfg cfg2` out from under `/cfg/prod/`). Parents first.
+    #[serde(skip)]
+    pub pinned: Vec<PathBuf>,
 }
 
 impl Mounts {
@@ -64,6 +72,7 @@ impl Mounts {
             + self.hidden_files.len()
             + self.read_only.len()
             + self.writable.len()
+            + self.pinned.len()
     }
 
     /// Whether there is nothing to mount.
@@ -78,8 +87,10 @@ impl Mounts {
 struct Kept {
     /// What the walk was for (root, rules, protection).
     key: String,
-    /// Every folder walked, with its mtime in nanoseconds.
-    dirs: Vec<(PathBuf, i128)>,
+    /// Every folder walked, with what says it changed: its inode, its
+    /// mtime and its ctime in nanoseconds (an owner can set a folder's
+    /// mtime back; nobody can set its ctime).
+    dirs: Vec<(PathBuf, Stamp)>,
     mounts: Mounts,
 }
 
@@ -126,6 +137,7 @@ pub(crate) fn mounts(
         mounts.read_only = keep;
         mounts.read_only_outside = outside;
     }
+    mounts.pinned = pinned_folders(&mounts);
     if mounts.len() > MAX_MOUNTS {
         return Err(SandboxError::TooManyMounts {
             root: rules.root().to_path_buf(),
@@ -172,6 +184,45 @@ fn beyond_the_walk(root: &Path, protection: &Protection, mounts: &mut Mounts) {
     });
 }
 
+/// Every folder strictly between a masked or read-only path and the
+/// mount it lives in (a writable root, or `/` when everything is
+/// writable), parents first; none inside a masked folder.
+fn pinned_folders(mounts: &Mounts) -> Vec<PathBuf> {
+    let stops: Vec<&Path> = if mounts.writable.is_empty() {
+        vec![Path::new("/")]
+    } else {
+        mounts.writable.iter().map(PathBuf::as_path).collect()
+    };
+    let masked = |dir: &Path| mounts.hidden_dirs.iter().any(|m| dir.starts_with(m));
+    let mut pinned: HashSet<PathBuf> = HashSet::new();
+    for path in mounts
+        .hidden_dirs
+        .iter()
+        .chain(&mounts.hidden_files)
+        .chain(&mounts.read_only)
+    {
+        let Some(stop) = stops
+            .iter()
+            .filter(|s| path.starts_with(s))
+            .max_by_key(|s| s.as_os_str().len())
+        else {
+            continue;
+        };
+        for dir in path.ancestors().skip(1) {
+            if dir == *stop || !dir.starts_with(stop) {
+                break;
+            }
+            if !masked(dir) && !pinned.insert(dir.to_path_buf()) {
+                // Its own parents are in already.
+                break;
+            }
+        }
+    }
+    let mut pinned: Vec<PathBuf> = pinned.into_iter().collect();
+    pinned.sort_by_key(|p| (p.components().count(), p.clone()));
+    pinned
+}
+
 /// The folders of `wanted` that exist, as real paths (a bind follows
 /// links), the outermost of nested ones, sorted.
 fn writable_folders(wanted: &[PathBuf]) -> Vec<PathBuf> {
@@ -199,11 +250,12 @@ fn read_kept(cache: &Path, key: &str) -> Option<Kept> {
     let unchanged = kept
         .dirs
         .iter()
-        .all(|(dir, mtime)| std::fs::symlink_metadata(dir).is_ok_and(|m| mtime_ns(&m) == *mtime));
+        .all(|(dir, stamp)| std::fs::symlink_metadata(dir).is_ok_and(|m| stamp_of(&m) == *stamp));
     let still_there = kept
         .mounts
         .hidden_files
         .iter()
+        .chain(&kept.mounts.hidden_dirs)
         .chain(&kept.mounts.read_only)
         .all(|p| std::fs::symlink_metadata(p).is_ok());
     (unchanged && still_there).then_some(kept)
@@ -218,12 +270,19 @@ fn write_kept(cache: &Path, kept: &Kept) -> std::io::Result<()> {
     Ok(())
 }
 
-fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
-    i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec())
+/// A folder's inode, mtime and ctime (nanoseconds).
+type Stamp = (u64, i128, i128);
+
+fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
+    (
+        meta.ino(),
+        i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+        i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+    )
 }
 
 struct Walked {
-    dirs: Vec<(PathBuf, i128)>,
+    dirs: Vec<(PathBuf, Stamp)>,
     mounts: Mounts,
 }
 
@@ -247,11 +306,18 @@ fn walk(rules: &Rules, protection: &Protection) -> Result<Walked, SandboxError> 
             path: dir.clone(),
             source,
         })?;
-        dirs.push((dir.clone(), mtime_ns(&meta)));
+        dirs.push((dir.clone(), stamp_of(&meta)));
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
-            // A folder the user cannot read, the sandbox cannot read either.
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => continue,
+            // A folder the user cannot list may still hold an excluded
+            // path, and its owner could open it up inside the sandbox
+            // (`chmod`): it is masked whole.
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                if dir != root {
+                    mounts.hidden_dirs.push(dir);
+                }
+                continue;
+            }
             Err(source) => return Err(SandboxError::Walk { path: dir, source }),
         };
         let mut children: Vec<(PathBuf, std::fs::FileType)> = entries
@@ -375,7 +441,7 @@ fn other_names(root: &Path, inodes: &HashSet<(u64, u64)>, mounts: &mut Mounts) {
 /// at most two levels below it.
 /// The folders looked into are kept with the walk (a file created there
 /// later invalidates it).
-fn home_excludes(rules: &Rules, mounts: &mut Mounts, dirs: &mut Vec<(PathBuf, i128)>) {
+fn home_excludes(rules: &Rules, mounts: &mut Mounts, dirs: &mut Vec<(PathBuf, Stamp)>) {
     let (Some(home), entries) = rules.home_excludes() else {
         return;
     };
@@ -389,7 +455,7 @@ fn home_excludes(rules: &Rules, mounts: &mut Mounts, dirs: &mut Vec<(PathBuf, i1
             if let Some(parent) = path.parent()
                 && let Ok(meta) = std::fs::symlink_metadata(parent)
             {
-                dirs.push((parent.to_path_buf(), mtime_ns(&meta)));
+                dirs.push((parent.to_path_buf(), stamp_of(&meta)));
             }
             match std::fs::symlink_metadata(&path) {
                 Ok(meta) if meta.is_dir() => mounts.hidden_dirs.push(path),
@@ -412,7 +478,7 @@ fn home_excludes(rules: &Rules, mounts: &mut Mounts, dirs: &mut Vec<(PathBuf, i1
         let mut stack = vec![(base, 0)];
         while let Some((dir, depth)) = stack.pop() {
             if let Ok(meta) = std::fs::symlink_metadata(&dir) {
-                dirs.push((dir.clone(), mtime_ns(&meta)));
+                dirs.push((dir.clone(), stamp_of(&meta)));
             }
             for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
                 let path = entry.path();

@@ -31,7 +31,18 @@ pub fn run(inv: &Invocation, args: &ExecArgs) -> anyhow::Result<Outcome> {
         required: args.required,
     };
     match exec(&inv.host(), &request) {
-        Ok((status, mode)) => {
+        Ok(agentctx_hooks::ExecOutcome {
+            status,
+            mode,
+            refused,
+        }) => {
+            if !refused.is_empty() {
+                let mut stderr = std::io::stderr().lock();
+                for line in &refused {
+                    let _ = writeln!(stderr, "{line}");
+                }
+                crate::commands::mem::log(inv, "hook.log", &refused, true);
+            }
             if let agentctx_hooks::ExecMode::Plain(why) = &mode {
                 crate::commands::mem::log(
                     inv,

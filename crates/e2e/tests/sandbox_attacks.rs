@@ -1,0 +1,212 @@
+//! Ways around the sandbox an attack pass found (2026-11-25), each now
+//! refused by the kernel or undone: the kernel's settings under `/proc/sys`
+//! (root), the folders of masked and protected paths renamed away, a
+//! folder's times set back to fool the kept walk, protected files that did
+//! not exist created by a command, a `$TMPDIR` swapped for a link to the
+//! home folder. Each case runs with and without `agentctx-sandbox-init`.
+//! Run with `scripts/e2e` (bubblewrap).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+use std::path::{Path, PathBuf};
+
+use agentctx_e2e::{AgentRun, Sandbox, agentctx_bin};
+
+const SECRET: &str = "SECRET-ATTACK-CONTENT";
+
+fn project() -> Sandbox {
+    let s = Sandbox::new_in(Path::new(env!("CARGO_TARGET_TMPDIR")));
+    s.write("README.md", "README\n");
+    s.write("secrets/key.txt", &format!("{SECRET}-KEY\n"));
+    s.write("sub/deep/x.pem", &format!("{SECRET}-PEM\n"));
+    s.write("cfg/prod/db.txt", &format!("{SECRET}-ANCHORED\n"));
+    s.write("cfg/dev/db.txt", "dev\n");
+    s.write(
+        ".coding-agent-rules.yaml",
+        "file_patterns:\n  exclude: [\"secrets/\", \"*.pem\", \"/cfg/prod/\"]\nproject_agent_rules:\n  sandbox: on\n",
+    );
+    s.commit();
+    let start = format!(
+        r#"{{"session_id":"attack","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
+        s.root.display()
+    );
+    let run = s.agentctx_with_input(&s.root, &["hook", "--agent", "claude"], &start);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    s
+}
+
+/// agentctx with its first program beside it, and alone (bubblewrap then
+/// makes the masks itself).
+fn programs(s: &Sandbox) -> Vec<PathBuf> {
+    let alone = s.path().join("alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    std::fs::copy(agentctx_bin(), alone.join("agentctx")).unwrap();
+    vec![agentctx_bin(), alone.join("agentctx")]
+}
+
+fn exec(s: &Sandbox, program: &Path, env: &[(&str, &str)], command: &str) -> AgentRun {
+    let out = std::process::Command::new(program)
+        .env_clear()
+        .env("HOME", &s.home)
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("LANG", "C.UTF-8")
+        .envs(env.iter().copied())
+        .args(["exec", "--session", "attack", "--required", "--", command])
+        .current_dir(&s.root)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    AgentRun {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn leaked(run: &AgentRun) -> bool {
+    run.stdout.contains(SECRET) || run.stderr.contains(SECRET)
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn the_kernels_settings_are_read_only_even_to_root() {
+    let s = project();
+    for program in programs(&s) {
+        // The same value written back: harmless if it were allowed.
+        let run = exec(
+            &s,
+            &program,
+            &[],
+            "h=$(cat /proc/sys/kernel/hostname); echo \"$h\" > /proc/sys/kernel/hostname && echo WROTE-SYSCTL",
+        );
+        assert!(
+            !run.stdout.contains("WROTE-SYSCTL"),
+            "{}: {}",
+            program.display(),
+            run.stderr
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn folders_of_masked_and_protected_paths_cannot_be_moved_away() {
+    let s = project();
+    let git_config = std::fs::read_to_string(s.root.join(".git/config")).unwrap();
+    for program in programs(&s) {
+        for command in [
+            "mv cfg cfg2",
+            "mv sub sub2",
+            "cp -a .git .git2 && git config -f .git2/config core.fsmonitor 'touch /tmp/agentctx-pwned; false' && mv .git .git-old && mv .git2 .git",
+            "python3 -c \"import os; os.rename('cfg', 'cfg3')\"",
+        ] {
+            exec(&s, &program, &[], command);
+        }
+        for command in [
+            "cat cfg2/prod/db.txt",
+            "cat cfg3/prod/db.txt",
+            "cat cfg/prod/db.txt",
+            "cat sub2/deep/x.pem",
+            "cat sub/deep/x.pem",
+        ] {
+            let run = exec(&s, &program, &[], command);
+            assert!(
+                !leaked(&run),
+                "{}: {command}: {}",
+                program.display(),
+                run.stdout
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(s.root.join(".git/config")).unwrap(),
+            git_config
+        );
+        assert!(!s.root.join(".git-old").exists());
+    }
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn a_folder_whose_time_is_set_back_is_walked_again() {
+    let s = project();
+    for (i, program) in programs(&s).iter().enumerate() {
+        let name = format!("late-{i}.pem");
+        // The command makes an empty file an exclude names and sets the
+        // folder's time back, hoping the kept walk is used; then the user
+        // saves a key there.
+        exec(
+            &s,
+            program,
+            &[],
+            &format!("m=$(stat -c %y sub/deep); touch sub/deep/{name}; touch -d \"$m\" sub/deep"),
+        );
+        std::fs::write(
+            s.root.join("sub/deep").join(&name),
+            format!("{SECRET}-LATE\n"),
+        )
+        .unwrap();
+        let run = exec(&s, program, &[], &format!("cat sub/deep/{name}"));
+        assert!(!leaked(&run), "{}: {}", program.display(), run.stdout);
+    }
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn protected_files_a_command_creates_are_set_aside() {
+    let s = project();
+    for program in programs(&s) {
+        let run = exec(
+            &s,
+            &program,
+            &[],
+            "printf 'project_agent_rules:\\n  enabled: false\\n' > .agentctx.yaml; mkdir -p .codex && echo 'x = 1' > .codex/config.toml; mkdir -p .github && echo IGNORE > .github/AGENTS.md",
+        );
+        assert!(!s.root.join(".agentctx.yaml").exists(), "{}", run.stderr);
+        assert!(
+            !s.root.join(".codex/config.toml").exists(),
+            "{}",
+            run.stderr
+        );
+        assert!(!s.root.join(".github/AGENTS.md").exists(), "{}", run.stderr);
+        assert!(s.root.join(".agentctx.yaml.agentctx-refused").exists());
+        assert!(
+            run.stderr
+                .contains("which the rules protect: it was moved to"),
+            "{}",
+            run.stderr
+        );
+        std::fs::remove_file(s.root.join(".agentctx.yaml.agentctx-refused")).unwrap();
+    }
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn a_temporary_folder_swapped_for_a_link_to_home_opens_nothing() {
+    let s = project();
+    let tmp = format!("/tmp/agentctx-e2e-tmpdir-{}", std::process::id());
+    std::fs::create_dir_all(&tmp).unwrap();
+    for program in programs(&s) {
+        exec(
+            &s,
+            &program,
+            &[("TMPDIR", &tmp)],
+            &format!("rm -rf {tmp} && ln -s \"$HOME\" {tmp}"),
+        );
+        let run = exec(
+            &s,
+            &program,
+            &[("TMPDIR", &tmp)],
+            &format!("echo pwned > {tmp}/.bashrc-planted && echo WROTE-HOME"),
+        );
+        assert!(
+            !run.stdout.contains("WROTE-HOME"),
+            "{}: {}",
+            program.display(),
+            run.stderr
+        );
+        assert!(!s.home.join(".bashrc-planted").exists());
+        let _ = std::fs::remove_file(&tmp);
+        std::fs::create_dir_all(&tmp).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
