@@ -65,6 +65,9 @@ pub enum Command {
     Rules(RulesCommand),
     /// Trim a tool output (stdin) to a byte budget, keeping its trailing reminders.
     Trim(TrimArgs),
+    /// Tool output parts `trim` kept.
+    #[command(subcommand)]
+    Output(OutputCommand),
     /// Print instructions meant for the model.
     #[command(subcommand)]
     Prompt(PromptCommand),
@@ -129,6 +132,27 @@ pub struct RequiredSessionArgs {
 pub struct TrimArgs {
     /// Keep at most this many bytes of the output (its trailing reminders are always kept).
     #[arg(long, value_name = "N")]
+    pub max_bytes: usize,
+    /// Do not keep the cut part (the reminder then names no id).
+    #[arg(long)]
+    pub no_keep: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OutputCommand {
+    /// Print a part of a tool output `agentctx trim` cut, by the id its reminder names.
+    Get(OutputGetArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct OutputGetArgs {
+    /// The id (12 hex digits).
+    pub id: String,
+    /// Start at this byte (the `next` a page before gave).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: usize,
+    /// At most this many bytes, whole lines where one fits.
+    #[arg(long, value_name = "N", default_value_t = 32_768)]
     pub max_bytes: usize,
 }
 

@@ -149,6 +149,9 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         Command::Mem(command) => commands::memstore::run(&inv, command, out),
         Command::Rules(command) => commands::rules::run(&inv, command, out),
         Command::Trim(args) => commands::text::trim(&inv, args, out),
+        Command::Output(cli::OutputCommand::Get(args)) => {
+            commands::text::output_get(&inv, args, out)
+        }
         Command::Prompt(PromptCommand::Rules) => commands::rules::prompt(&inv, out),
         Command::Prompt(which) => commands::text::prompt(&inv, which, out),
         Command::Config(args) => commands::config::run(&inv, args, out),

@@ -248,3 +248,65 @@ fn concurrent_resolves_on_one_session_report_a_new_file_exactly_once() {
         serde_json::from_str(&std::fs::read_to_string(&session).unwrap()).unwrap();
     assert_eq!(state.loaded_versions.len(), 2);
 }
+
+/// The part `trim` cuts is kept under the id its reminder names, and
+/// `output get` gives it back in pages of whole lines.
+#[test]
+fn trim_keeps_what_it_cuts_and_output_get_returns_it() {
+    let t = TestEnv::new();
+    let lines: String = (0..50).map(|i| format!("line {i:02}\n")).collect();
+    let mut child = t
+        .cmd()
+        .args(["--json", "trim", "--max-bytes", "40"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(lines.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = report["id"].as_str().unwrap().to_owned();
+    let text = report["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("line 00\nline 01\nline 02\nline 03\nline 04\n<system-reminder"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("agentctx output get {id}")),
+        "{text}"
+    );
+    // Paged back, whole lines, and together exactly what was cut.
+    let mut got = String::new();
+    let mut offset = 0;
+    loop {
+        let (code, page, stderr) = run(t.cmd().args([
+            "--json",
+            "output",
+            "get",
+            &id,
+            "--offset",
+            &offset.to_string(),
+            "--max-bytes",
+            "100",
+        ]));
+        assert_eq!(code, 0, "{stderr}");
+        let page: serde_json::Value = serde_json::from_str(&page).unwrap();
+        let chunk = page["text"].as_str().unwrap();
+        assert!(chunk.ends_with('\n') && chunk.len() <= 100, "{chunk:?}");
+        got.push_str(chunk);
+        match page["next_offset"].as_u64() {
+            Some(next) => offset = next,
+            None => break,
+        }
+    }
+    assert_eq!(got, lines[40..]);
+    let (code, _, stderr) = run(t.cmd().args(["output", "get", "../../etc/passwd"]));
+    assert_ne!(code, 0);
+    assert!(stderr.contains("12 hex digits"), "{stderr}");
+}

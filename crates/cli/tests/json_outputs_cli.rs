@@ -76,6 +76,19 @@ fn every_json_output_is_its_schemas_type() {
     round_trips::<ty::MemoryStats>(&t, "memory-stats", &["mem", "stats"]);
     round_trips::<ty::MemoryIndex>(&t, "memory-index", &["mem", "index"]);
     round_trips::<ty::ProjectIdentity>(&t, "project-identity", &["mem", "identity"]);
+    // A part `trim` kept: its id from the reminder.
+    let mut child = t
+        .cmd()
+        .args(["--json", "trim", "--max-bytes", "4"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"abc\ndef\n").unwrap();
+    let report: serde_json::Value =
+        serde_json::from_slice(&child.wait_with_output().unwrap().stdout).unwrap();
+    let id = report["id"].as_str().unwrap().to_owned();
+    round_trips::<ty::OutputPage>(&t, "output-page", &["output", "get", &id]);
 }
 
 #[test]

@@ -35,6 +35,7 @@
 mod chain;
 mod error;
 mod fsutil;
+mod outputs;
 mod probe;
 mod reminder;
 mod resolver;
@@ -46,6 +47,7 @@ mod trim;
 pub use chain::{AdoptedFile, ChainWarning, InitialChain, render_initial_block};
 pub use error::CoreError;
 pub use fsutil::AGENTS_FILE_NAME;
+pub use outputs::{OutputPage, OutputStore};
 pub use reminder::{
     ResumeDiff, render_resolve_paths, render_resolve_paths_in, render_resume_diff,
     render_resume_diff_in, render_trimmed,
@@ -57,7 +59,7 @@ pub use session::{
     start_session,
 };
 pub use store::{CorruptState, SessionStore, StoredState};
-pub use trim::{Trimmed, trim};
+pub use trim::{Trimmed, trim, trim_keeping};
 
 /// The base instructions for the model about AGENTS.md handling.
 pub const AGENTS_GUIDANCE: &str = include_str!("agents_guidance.md");

@@ -108,11 +108,22 @@ pub fn render_resume_diff_in(diff: &ResumeDiff, envelope: ReminderEnvelope) -> S
     envelope.wrap(SystemReminderType::SessionResumeDiff, &body)
 }
 
-/// `tool.output.trimmed`.
-pub fn render_trimmed(removed_bytes: usize, removed_lines: usize, max_bytes: usize) -> String {
+/// `tool.output.trimmed`; with `id`, where the removed part is kept.
+pub fn render_trimmed(
+    removed_bytes: usize,
+    removed_lines: usize,
+    max_bytes: usize,
+    id: Option<&str>,
+) -> String {
     let lines = if removed_lines == 1 { "line" } else { "lines" };
+    let rest = match id {
+        Some(id) => format!(
+            "The output above is incomplete; the rest is kept as {id}: `agentctx output get {id}` (or the MCP tool output_get) returns it, in parts."
+        ),
+        None => "The output above is incomplete; narrow the command or read the rest in parts if you need it.".to_owned(),
+    };
     let body = format!(
-        "Tool output trimmed to its first {max_bytes} bytes: {removed_bytes} bytes ({removed_lines} {lines}) were removed.\nThe output above is incomplete; narrow the command or read the rest in parts if you need it."
+        "Tool output trimmed to its first {max_bytes} bytes: {removed_bytes} bytes ({removed_lines} {lines}) were removed.\n{rest}"
     );
     system_reminder(SystemReminderType::ToolOutputTrimmed, &body)
 }

@@ -11,20 +11,40 @@ pub struct Trimmed {
     pub removed_bytes: usize,
     /// Lines those bytes touched (a line cut in the middle counts).
     pub removed_lines: usize,
+    /// What was cut, for [`OutputStore::keep`](crate::OutputStore::keep)
+    /// (empty when nothing was).
+    pub removed: String,
+    /// The id the reminder names for the cut part (12 hex digits of its
+    /// SHA-256: the same output gives the same id), when one is named.
+    pub id: Option<String>,
 }
 
-/// Keeps the head of `output` within `max_bytes` (cut on a UTF-8 boundary),
-/// always keeps the `<system-reminder ...>...</system-reminder>` blocks the
-/// output ends with, and appends a `tool.output.trimmed` reminder when
-/// anything was removed. The kept reminders do not count against the budget.
+/// Keeps the head of `output` within `max_bytes`, cut after the last whole
+/// line that fits (a first line longer than the budget is cut on a UTF-8
+/// boundary), always keeps the `<system-reminder ...>...</system-reminder>`
+/// blocks the output ends with, and appends a `tool.output.trimmed`
+/// reminder when anything was removed. The kept reminders do not count
+/// against the budget.
 ///
 /// ```
-/// let out = agentctx_core::trim("héllo world\n<system-reminder type=\"x\">\nkeep\n</system-reminder>\n", 3);
-/// assert!(out.text.starts_with("h\u{e9}\n<system-reminder type=\"x\">"));
-/// assert_eq!(out.removed_bytes, 10);
+/// let out = agentctx_core::trim("one\ntwo\nthree\n<system-reminder type=\"x\">\nkeep\n</system-reminder>\n", 9);
+/// assert!(out.text.starts_with("one\ntwo\n<system-reminder type=\"x\">"));
+/// assert_eq!((out.removed_bytes, out.removed_lines), (6, 1));
 /// assert!(out.text.contains("type=\"tool.output.trimmed\""));
+/// assert_eq!(out.id, None);
 /// ```
 pub fn trim(output: &str, max_bytes: usize) -> Trimmed {
+    cut(output, max_bytes, false)
+}
+
+/// [`trim`], and the reminder names an id under which the cut part can be
+/// read (`agentctx output get ID`): the caller keeps [`Trimmed::removed`]
+/// under [`Trimmed::id`] ([`OutputStore`](crate::OutputStore)).
+pub fn trim_keeping(output: &str, max_bytes: usize) -> Trimmed {
+    cut(output, max_bytes, true)
+}
+
+fn cut(output: &str, max_bytes: usize, keeping: bool) -> Trimmed {
     let tail_start = trailing_reminders_start(output);
     let (head, tail) = output.split_at(tail_start);
     if head.len() <= max_bytes {
@@ -32,14 +52,28 @@ pub fn trim(output: &str, max_bytes: usize) -> Trimmed {
             text: output.to_owned(),
             removed_bytes: 0,
             removed_lines: 0,
+            removed: String::new(),
+            id: None,
         };
     }
-    let mut cut = max_bytes;
-    while !head.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    // After the last newline that fits (a line of `i + 1` bytes ends at
+    // `i`); with none, inside the first line.
+    let cut = match head.as_bytes()[..max_bytes]
+        .iter()
+        .rposition(|b| *b == b'\n')
+    {
+        Some(newline) => newline + 1,
+        None => {
+            let mut cut = max_bytes;
+            while !head.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            cut
+        }
+    };
     let removed = &head[cut..];
     let removed_lines = removed.matches('\n').count() + usize::from(!removed.ends_with('\n'));
+    let id = keeping.then(|| output_id(removed));
     let mut text = String::with_capacity(cut + tail.len() + 200);
     text.push_str(&head[..cut]);
     if !text.is_empty() && !text.ends_with('\n') {
@@ -49,12 +83,28 @@ pub fn trim(output: &str, max_bytes: usize) -> Trimmed {
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str(&render_trimmed(removed.len(), removed_lines, max_bytes));
+    text.push_str(&render_trimmed(
+        removed.len(),
+        removed_lines,
+        max_bytes,
+        id.as_deref(),
+    ));
     Trimmed {
         text,
         removed_bytes: removed.len(),
         removed_lines,
+        removed: removed.to_owned(),
+        id,
     }
+}
+
+/// 12 hex digits of `text`'s SHA-256.
+pub(crate) fn output_id(text: &str) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(text.as_bytes())[..6]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 const OPEN: &str = "<system-reminder";
@@ -98,6 +148,41 @@ mod tests {
         let t = trim("ééé", 3);
         assert!(t.text.starts_with("é\n<system-reminder"), "{}", t.text);
         assert_eq!(t.removed_bytes, 4);
+    }
+
+    #[test]
+    fn the_cut_falls_after_the_last_whole_line_that_fits() {
+        let t = trim("aaa\nbbb\nccc\n", 8);
+        assert!(
+            t.text.starts_with("aaa\nbbb\n<system-reminder"),
+            "{}",
+            t.text
+        );
+        assert_eq!((t.removed.as_str(), t.removed_lines), ("ccc\n", 1));
+        let t = trim("aaa\nbbb\nccc\n", 7);
+        assert!(t.text.starts_with("aaa\n<system-reminder"), "{}", t.text);
+        // A first line longer than the budget is cut inside it.
+        let t = trim("abcdefgh\nij\n", 4);
+        assert!(t.text.starts_with("abcd\n<system-reminder"), "{}", t.text);
+        assert_eq!(t.removed, "efgh\nij\n");
+    }
+
+    #[test]
+    fn a_kept_cut_is_named_by_its_digest() {
+        let t = trim_keeping("aaa\nbbb\n", 4);
+        let id = t.id.clone().unwrap();
+        assert_eq!(id.len(), 12);
+        assert_eq!(
+            trim_keeping("aaa\nbbb\n", 4).id,
+            Some(id.clone()),
+            "byte-stable"
+        );
+        assert!(
+            t.text.contains(&format!("agentctx output get {id}")),
+            "{}",
+            t.text
+        );
+        assert_eq!(trim("aaa\nbbb\n", 4).id, None);
     }
 
     #[test]

@@ -265,4 +265,24 @@ pub struct TrimReport {
     pub removed_lines: u64,
     /// The output to hand on.
     pub text: String,
+    /// The id the cut part is kept under (`agentctx output get ID`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+/// `agentctx output get --json`: one page of a kept output part.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+pub struct OutputPage {
+    /// The id.
+    pub id: String,
+    /// Where the page starts, in bytes.
+    pub offset: u64,
+    /// Where the next page starts; absent at the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+    /// The part's size in bytes.
+    pub total_bytes: u64,
+    /// The page.
+    pub text: String,
 }

@@ -46,8 +46,8 @@ pub use agentmem::{
 };
 pub use agents::{
     AgentsConfig, DEFAULT_MARKERS, InitialBundle, InitialConfig, OmitReason, OmittedAgentFile,
-    ResolvedAgentFile, ResolvedAgents, ResolverConfig, ResumeReport, RootConfig, RootInfo,
-    RootSource, SystemReminderType, TrimReport,
+    OutputPage, ResolvedAgentFile, ResolvedAgents, ResolverConfig, ResumeReport, RootConfig,
+    RootInfo, RootSource, SystemReminderType, TrimReport,
 };
 pub use cli::{ConfigEntry, ConfigOrigin};
 pub use config::Config;

@@ -3,7 +3,7 @@
 use schemars::{Schema, schema_for};
 
 /// The names accepted by [`schema_named`], in the order `agentctx schema` lists them.
-pub const SCHEMA_NAMES: [&str; 31] = [
+pub const SCHEMA_NAMES: [&str; 32] = [
     "agents-config",
     "resolved-agents",
     "system-reminder-type",
@@ -35,6 +35,7 @@ pub const SCHEMA_NAMES: [&str; 31] = [
     "capture-event",
     "memory-index",
     "project-identity",
+    "output-page",
 ];
 
 /// The JSON Schema of the type behind `name`, or `None` for an unknown name.
@@ -65,6 +66,7 @@ pub fn schema_named(name: &str) -> Option<Schema> {
         "root-info" => schema_for!(crate::RootInfo),
         "resume-report" => schema_for!(crate::ResumeReport),
         "trim-report" => schema_for!(crate::TrimReport),
+        "output-page" => schema_for!(crate::OutputPage),
         "config-entries" => schema_for!(Vec<crate::ConfigEntry>),
         "composed-context" => schema_for!(crate::ComposedContext),
         "rule-decisions" => schema_for!(Vec<crate::RuleDecision>),
