@@ -210,3 +210,148 @@ fn a_temporary_folder_swapped_for_a_link_to_home_opens_nothing() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+// A second pass (2026-11-25), after the fixes above.
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn git_is_kept_from_running_what_a_command_left() {
+    let s = project();
+    let program = agentctx_bin();
+    let evil = s.path().join("evilgit");
+    // `.git/commondir` naming a folder whose config runs a program.
+    let run = exec(
+        &s,
+        &program,
+        &[],
+        &format!(
+            "mkdir -p {e}/objects {e}/refs && printf '[core]\\n\\tfsmonitor = \"touch {e}/PWNED; false\"\\n' > {e}/config && echo {e} > .git/commondir; echo x > .git/config.worktree",
+            e = evil.display()
+        ),
+    );
+    assert!(!s.root.join(".git/commondir").exists(), "{}", run.stderr);
+    assert!(
+        !s.root.join(".git/config.worktree").exists(),
+        "{}",
+        run.stderr
+    );
+    // A project that is not a repository: a `.git` the command makes.
+    let plain = project();
+    std::fs::remove_dir_all(plain.root.join(".git")).unwrap();
+    let run = exec(
+        &plain,
+        &program,
+        &[],
+        "git init -q . && git config core.fsmonitor 'touch /tmp/agentctx-e2e-pwned; false'",
+    );
+    assert!(!plain.root.join(".git").exists(), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("which the rules protect"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn what_a_killed_command_made_is_set_aside_before_the_next_one() {
+    let s = project();
+    let mut child = std::process::Command::new(agentctx_bin())
+        .env_clear()
+        .env("HOME", &s.home)
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .args([
+            "exec",
+            "--session",
+            "attack",
+            "--required",
+            "--",
+            "printf 'project_agent_rules:\\n  sandbox: off\\n' > .agentctx.yaml; sleep 30",
+        ])
+        .current_dir(&s.root)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Until the file is there, then the whole group is killed (a timeout).
+    for _ in 0..100 {
+        if s.root.join(".agentctx.yaml").exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(s.root.join(".agentctx.yaml").exists(), "the kill left it");
+    let run = exec(&s, &agentctx_bin(), &[], "true");
+    assert!(!s.root.join(".agentctx.yaml").exists(), "{}", run.stderr);
+    assert!(s.root.join(".agentctx.yaml.agentctx-refused").exists());
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn protected_names_made_in_subfolders_or_through_links_are_set_aside_there() {
+    let s = project();
+    let other = s.path().join("other");
+    std::fs::create_dir_all(other.join(".github")).unwrap();
+    std::fs::write(other.join(".github/AGENTS.md"), "OTHER PROJECT RULES\n").unwrap();
+    let run = exec(
+        &s,
+        &agentctx_bin(),
+        &[],
+        &format!(
+            "mkdir -p sub/.claude cfg/dev/.codex && echo '{{}}' > sub/.claude/settings.json && echo x > cfg/dev/.codex/config.toml && echo 'x: 1' > sub/.agentctx.yaml; ln -s {} .github",
+            other.join(".github").display()
+        ),
+    );
+    for made in [
+        "sub/.claude",
+        "cfg/dev/.codex",
+        "sub/.agentctx.yaml",
+        ".github",
+    ] {
+        assert!(!s.root.join(made).exists(), "{made}: {}", run.stderr);
+    }
+    // The link was set aside, not what it pointed at.
+    assert_eq!(
+        std::fs::read_to_string(other.join(".github/AGENTS.md")).unwrap(),
+        "OTHER PROJECT RULES\n"
+    );
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn file_tools_keep_off_what_the_sandbox_keeps_read_only() {
+    let s = project();
+    for (tool, input) in [
+        (
+            "Write",
+            serde_json::json!({"file_path": s.root.join(".git/hooks/pre-commit"), "content": "#!/bin/sh\ntouch /tmp/x\n"}),
+        ),
+        (
+            "Write",
+            serde_json::json!({"file_path": s.root.join(".git/config"), "content": "[core]\n"}),
+        ),
+        (
+            "Write",
+            serde_json::json!({"file_path": s.home.join(".bashrc"), "content": "evil\n"}),
+        ),
+    ] {
+        let payload = serde_json::json!({
+            "session_id": "attack",
+            "cwd": s.root,
+            "hook_event_name": "PreToolUse",
+            "permission_mode": "bypassPermissions",
+            "tool_name": tool,
+            "tool_input": input,
+            "tool_use_id": "toolu_attack",
+        });
+        let run = s.agentctx_with_input(
+            &s.root,
+            &["hook", "--agent", "claude"],
+            &payload.to_string(),
+        );
+        assert!(run.stdout.contains("\"deny\""), "{input}: {}", run.stdout);
+    }
+}

@@ -28,6 +28,18 @@ use agentctx_rules::Rules;
 
 use crate::Host;
 
+/// What in a git folder makes git run a program (`core.fsmonitor`,
+/// `core.hooksPath`, aliases, filters: the config; the hooks) or read
+/// another folder's config instead (`commondir`, a linked worktree's own
+/// files).
+pub(crate) const GIT_ENTRIES: [&str; 5] = [
+    "config",
+    "config.worktree",
+    "commondir",
+    "hooks",
+    "worktrees",
+];
+
 /// The shell startup files, git's and ssh's user configuration, relative
 /// to the home folder.
 const HOME_ENTRIES: [&str; 17] = [
@@ -58,8 +70,14 @@ pub(crate) fn read_only(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
     let root = rules.root();
     let mut paths = git_dirs(root)
         .into_iter()
-        .flat_map(|git| [git.join("config"), git.join("hooks")])
+        .flat_map(|git| GIT_ENTRIES.map(|entry| git.join(entry)))
         .collect::<Vec<_>>();
+    // A worktree's `.git` is a file naming its git folder: replaced, it
+    // names one whose config the command wrote.
+    let dot_git = root.join(".git");
+    if std::fs::symlink_metadata(&dot_git).is_ok_and(|m| m.is_file()) {
+        paths.push(dot_git);
+    }
     if let Some(home) = host.home() {
         paths.extend(HOME_ENTRIES.iter().map(|entry| home.join(entry)));
     }

@@ -233,8 +233,13 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
         let _ = std::fs::create_dir(anchor.root.join(own));
     }
     // The protected names a command could create (nothing can be bound
-    // where nothing is): looked for again when it has ended.
+    // where nothing is): looked for again when it has ended, and kept
+    // until then for a command that never gets there.
+    let mut refused = sweep_pending(&state.join("sandbox"), &anchor.root);
     let absent = absent_protected(&anchored, &rules);
+    let pending = pending_file(&state.join("sandbox"), &anchor.root, request.session);
+    let _ = std::fs::create_dir_all(pending.parent().unwrap_or(&state))
+        .and_then(|()| std::fs::write(&pending, serde_json::to_vec(&absent).unwrap_or_default()));
     let sandbox = state.join("sandbox");
     let plan = plan_for(&anchored, &rules, true, Some((&sandbox, request.session)))?;
     let shell = ["/bin/bash", "/usr/bin/bash", "/bin/sh"]
@@ -280,7 +285,20 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
     })?;
     // The sandbox and everything it started are gone: what the command
     // left is looked at with nothing of it still running.
-    let refused = set_aside(&absent);
+    // And at any depth: Claude Code reads `<cwd>/.claude/settings.json`
+    // when started in a subfolder, the CLI the nearest `.agentctx.yaml`.
+    let names: Vec<String> = crate::protect::PROTECTED_NAMES
+        .iter()
+        .map(|n| (*n).to_owned())
+        .collect();
+    let mut made = plan
+        .mounts
+        .walked
+        .new_entries_named(&names, &plan.mounts.read_only);
+    made.retain(|p| !absent.contains(p));
+    made.extend(absent.iter().cloned());
+    refused.extend(set_aside(&anchor.root, &made));
+    let _ = std::fs::remove_file(&pending);
     Ok(ExecOutcome {
         status,
         mode,
@@ -301,10 +319,21 @@ pub struct ExecOutcome {
 }
 
 /// The protected paths of the project that do not exist: its root's
-/// protected names and rule files, its git configuration and hooks.
+/// protected names and rule files, its git folder or, in it, what makes
+/// git run a program.
 fn absent_protected(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
     let root = rules.root();
     let git = root.join(".git");
+    let git_entries: Vec<PathBuf> = if git.is_dir() {
+        crate::escape::GIT_ENTRIES
+            .iter()
+            .map(|e| git.join(e))
+            .collect()
+    } else {
+        // No repository: a `.git` the command makes (`git init`, then a
+        // config of its own) is git's for every later `git` outside.
+        vec![git]
+    };
     crate::protect::PROTECTED_NAMES
         .iter()
         .map(|n| root.join(n))
@@ -315,22 +344,70 @@ fn absent_protected(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
                 .iter()
                 .map(|f| root.join(f)),
         )
-        .chain(
-            git.is_dir()
-                .then(|| [git.join("config"), git.join("hooks")])
-                .into_iter()
-                .flatten(),
-        )
+        .chain(git_entries)
         .filter(|p| std::fs::symlink_metadata(p).is_err())
         .collect()
 }
 
+/// Where the protected paths a running command must not create are kept
+/// until it has ended (`<state>/sandbox/pending/<root digest>-<session>`):
+/// a command killed before the look afterwards (a timeout, an interrupt)
+/// is looked after at the project's next `agentctx exec` or session start.
+fn pending_file(sandbox: &Path, root: &Path, session: &str) -> PathBuf {
+    sandbox
+        .join("pending")
+        .join(format!("{}-{session}", root_digest(root)))
+}
+
+fn root_digest(root: &Path) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(root.as_os_str().as_encoded_bytes())[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Sets aside what the commands of `root` that did not end (any session's)
+/// left among the protected paths they were watched for; one line each.
+pub(crate) fn sweep_pending(sandbox: &Path, root: &Path) -> Vec<String> {
+    let prefix = format!("{}-", root_digest(root));
+    let Ok(entries) = std::fs::read_dir(sandbox.join("pending")) else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(&prefix) {
+            continue;
+        }
+        let absent: Vec<PathBuf> = std::fs::read(entry.path())
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        lines.extend(set_aside(root, &absent));
+        let _ = std::fs::remove_file(entry.path());
+    }
+    lines
+}
+
 /// Each of `absent` that exists now, renamed to `<name>.agentctx-refused`
 /// (replacing an earlier one): a sandboxed command may not create what the
-/// next session would read as its rules, config or hooks.
-fn set_aside(absent: &[PathBuf]) -> Vec<String> {
+/// next session would read as its rules, config or hooks. A folder on the
+/// way that is a link (made by the command: none of `absent` existed) is
+/// what is set aside, so nothing is renamed where it points.
+fn set_aside(root: &Path, absent: &[PathBuf]) -> Vec<String> {
     let mut lines = Vec::new();
-    for path in absent {
+    for wanted in absent {
+        let linked = wanted.strip_prefix(root).ok().and_then(|relative| {
+            relative
+                .ancestors()
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .filter(|a| !a.as_os_str().is_empty())
+                .map(|a| root.join(a))
+                .find(|a| a != wanted && std::fs::symlink_metadata(a).is_ok_and(|m| m.is_symlink()))
+        });
+        let path = linked.as_ref().unwrap_or(wanted);
         if std::fs::symlink_metadata(path).is_err() {
             continue;
         }
@@ -366,7 +443,7 @@ pub(crate) fn init_program(host: &Host<'_>) -> Option<PathBuf> {
 /// What the sandbox masks and protects for the project `rules` are of;
 /// `shell`: for a shell command (the agents' whole user folders are then
 /// read-only too); `kept`: the folder and key of a kept walk.
-fn plan_for(
+pub(crate) fn plan_for(
     host: &Host<'_>,
     rules: &Rules,
     shell: bool,

@@ -49,7 +49,7 @@ use agentctx_rules::Rules;
 use sha2::{Digest as _, Sha256};
 
 pub use init::{InitError, InitPlan, enter};
-pub use scan::{Mounts, Protection};
+pub use scan::{Mounts, Protection, Walk};
 
 /// Why a command cannot run sandboxed.
 #[derive(Debug, thiserror::Error)]

@@ -63,6 +63,9 @@ pub struct Mounts {
     /// path's (`mv cfg cfg2` out from under `/cfg/prod/`). Parents first.
     #[serde(skip)]
     pub pinned: Vec<PathBuf>,
+    /// The folders the walk saw, for what a command makes afterwards.
+    #[serde(skip)]
+    pub walked: Walk,
 }
 
 impl Mounts {
@@ -109,22 +112,23 @@ pub(crate) fn mounts(
     cache: Option<&Path>,
     key: &str,
 ) -> Result<(Mounts, bool), SandboxError> {
-    let (mut mounts, from_cache) = match cache.and_then(|c| read_kept(c, key)) {
-        Some(kept) => (kept.mounts, true),
+    let (mut mounts, from_cache, dirs) = match cache.and_then(|c| read_kept(c, key)) {
+        Some(kept) => (kept.mounts, true, kept.dirs),
         None => {
             let walked = walk(rules, protection)?;
             if let Some(cache) = cache {
                 let kept = Kept {
                     key: key.to_owned(),
-                    dirs: walked.dirs,
+                    dirs: walked.dirs.clone(),
                     mounts: walked.mounts.clone(),
                 };
                 // A walk that cannot be kept is used all the same.
                 let _ = write_kept(cache, &kept);
             }
-            (walked.mounts, false)
+            (walked.mounts, false, walked.dirs)
         }
     };
+    mounts.walked = Walk { dirs };
     // Looked at again every time: a protected file outside the project may
     // appear without any folder of the project changing.
     beyond_the_walk(rules.root(), protection, &mut mounts);
@@ -145,6 +149,55 @@ pub(crate) fn mounts(
         });
     }
     Ok((mounts, from_cache))
+}
+
+/// The folders a walk saw, with their stamps: what changed since can be
+/// looked at alone.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Walk {
+    dirs: Vec<(PathBuf, Stamp)>,
+}
+
+impl Walk {
+    /// The files and folders named one of `names` that are in a folder
+    /// changed since the walk (or in a folder made since), and not in
+    /// `known`: what a command made there. At most [`MAX_ENTRIES`] entries
+    /// are looked at.
+    pub fn new_entries_named(&self, names: &[String], known: &[PathBuf]) -> Vec<PathBuf> {
+        let seen: HashMap<&Path, &Stamp> =
+            self.dirs.iter().map(|(d, s)| (d.as_path(), s)).collect();
+        let mut stack: Vec<PathBuf> = self
+            .dirs
+            .iter()
+            .filter(|(dir, stamp)| {
+                !std::fs::symlink_metadata(dir).is_ok_and(|m| stamp_of(&m) == *stamp)
+            })
+            .map(|(dir, _)| dir.clone())
+            .collect();
+        let mut found = Vec::new();
+        let mut budget = MAX_ENTRIES;
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                budget = budget.saturating_sub(1);
+                if budget == 0 {
+                    return found;
+                }
+                let path = entry.path();
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if names.contains(&name) && !known.contains(&path) {
+                    found.push(path.clone());
+                    continue;
+                }
+                let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+                // A folder the walk never saw was made since: all of it is new.
+                if is_dir && !seen.contains_key(path.as_path()) && name != ".git" {
+                    stack.push(path);
+                }
+            }
+        }
+        found.sort();
+        found
+    }
 }
 
 /// The protected and hidden paths the walk does not find (outside the

@@ -48,6 +48,10 @@ pub struct Guard<'a> {
     /// A shell command of this call runs in agentctx's sandbox: what the
     /// kernel refuses is not guessed from its words.
     pub sandboxed: bool,
+    /// The session's shell commands run in the sandbox: every tool is
+    /// kept from writing what the sandbox keeps read-only (git's config
+    /// and hooks, shell startup files), which would run outside it.
+    pub session_sandboxed: bool,
 }
 
 impl Guard<'_> {
@@ -181,7 +185,7 @@ impl Guard<'_> {
                 crate::protect::why_protected(self.host, self.rules, absolute, destructive)
                     .or_else(|| {
                         // In a sandboxed session what runs outside it stays as it is.
-                        self.sandboxed
+                        (self.sandboxed || self.session_sandboxed)
                             .then(|| crate::escape::why_escape(self.host, self.rules, absolute))
                             .flatten()
                     });
@@ -195,7 +199,7 @@ impl Guard<'_> {
         let tool_search = targets::SEARCH_TOOLS.contains(&target.by.as_str());
         if access == Access::Search
             && (tool_search || !self.sandboxed)
-            && let Some(verdict) = self.search_scope(absolute, strict, notes)
+            && let Some(verdict) = self.search_scope(absolute, notes)
         {
             return Some(verdict);
         }
@@ -325,7 +329,7 @@ impl Guard<'_> {
     /// a file the rules deny (the first found is named). The scope is
     /// walked with a budget; past it, strict mode denies and default mode
     /// allows with a note.
-    fn search_scope(&self, scope: &Path, strict: bool, notes: &mut Vec<String>) -> Option<Verdict> {
+    fn search_scope(&self, scope: &Path, notes: &mut Vec<String>) -> Option<Verdict> {
         const BUDGET: usize = 20_000;
         let mut checker = self.rules.file_checker();
         let mut stack = vec![scope.to_path_buf()];
@@ -339,14 +343,7 @@ impl Guard<'_> {
             for child in children {
                 seen += 1;
                 if seen > BUDGET {
-                    let note = format!(
-                        "search scope {} has more than {BUDGET} entries: not verified",
-                        scope.display()
-                    );
-                    notes.push(note.clone());
-                    return strict.then(|| {
-                        Verdict::Deny(strict_reminder(&scope.display().to_string(), &note))
-                    });
+                    return self.large_scope(scope, notes);
                 }
                 let decision = checker.check(&child);
                 if !decision.allowed {
@@ -372,6 +369,63 @@ impl Guard<'_> {
             scope.display()
         ));
         None
+    }
+}
+
+impl Guard<'_> {
+    /// A search scope too large to walk in a hook's time: judged by the
+    /// project's excluded paths as the sandbox's walk found them (kept
+    /// between calls, walked again only where a folder changed); a scope
+    /// that holds one is denied, and so is one that cannot be judged
+    /// (failing open would let a command fill a folder to pass).
+    fn large_scope(&self, scope: &Path, notes: &mut Vec<String>) -> Option<Verdict> {
+        let state = crate::exec::sandbox_state(self.host);
+        let kept = state.as_deref().map(|s| (s, "search-scope"));
+        match crate::exec::plan_for(self.host, self.rules, false, kept) {
+            Ok(plan) => {
+                let hidden = plan
+                    .mounts
+                    .hidden_dirs
+                    .iter()
+                    .chain(&plan.mounts.hidden_files)
+                    .find(|h| h.starts_with(scope) || scope.starts_with(h));
+                match hidden {
+                    Some(path) => {
+                        notes.push(format!(
+                            "search scope {} holds {} (the project's walk)",
+                            scope.display(),
+                            path.display()
+                        ));
+                        Some(Verdict::Deny(search_reminder(
+                            scope,
+                            path,
+                            "excluded by the project's rules",
+                        )))
+                    }
+                    None => {
+                        notes.push(format!(
+                            "search scope {}: large, and nothing excluded in it (the project's walk)",
+                            scope.display()
+                        ));
+                        None
+                    }
+                }
+            }
+            Err(error) => {
+                let note = format!(
+                    "search scope {} is too large to verify ({error})",
+                    scope.display()
+                );
+                notes.push(note);
+                Some(Verdict::Deny(agentctx_types::system_reminder(
+                    agentctx_types::SystemReminderType::PermissionDecision,
+                    &format!(
+                        "Denied: a search of `{}`.\nWhy: it is too large for agentctx to tell whether it holds files the rules deny ({error}).\nSearch a smaller directory.",
+                        scope.display()
+                    ),
+                )))
+            }
+        }
     }
 }
 

@@ -122,6 +122,37 @@ pub(crate) fn tool_fields(tool: &str, input: &Value, out: &mut Targets) {
     {
         out.add(".", Access::Search, tool);
     }
+    // A glob pattern that leaves its folder (absolute, or `..`) searches
+    // where its fixed part leads.
+    if tool == "Glob"
+        && let Some(pattern) = input.get("pattern").and_then(Value::as_str)
+        && (pattern.starts_with('/') || pattern.starts_with('~') || pattern.contains(".."))
+    {
+        let fixed: Vec<&str> = pattern
+            .split('/')
+            .take_while(|part| !part.contains(['*', '?', '[', '{']))
+            .collect();
+        let fixed = fixed.join("/");
+        let scope = if fixed.is_empty() {
+            "/"
+        } else {
+            fixed.as_str()
+        };
+        let base = input
+            .get("path")
+            .and_then(Value::as_str)
+            .filter(|p| !p.is_empty());
+        match base {
+            Some(base) if !scope.starts_with(['/', '~']) => {
+                out.add(
+                    &format!("{}/{scope}", base.trim_end_matches('/')),
+                    Access::Search,
+                    tool,
+                );
+            }
+            _ => out.add(scope, Access::Search, tool),
+        }
+    }
     if let Some(files) = input.get("files").and_then(Value::as_array) {
         for path in files
             .iter()
@@ -153,7 +184,32 @@ pub(crate) fn mcp_arguments(tool: &str, input: &Value, cwd: &Path, out: &mut Tar
     ]
     .iter()
     .any(|verb| name.starts_with(verb));
-    let access = if reads { Access::Read } else { Access::Write };
+    // A tool that looks through folders reads what they hold: its folder
+    // arguments are searches (the guard walks them), `.` included.
+    let searches = [
+        "search",
+        "find",
+        "list",
+        "grep",
+        "glob",
+        "tree",
+        "directory",
+        "ls",
+    ]
+    .iter()
+    .any(|word| name.contains(word));
+    let access = match (reads || searches, searches) {
+        (_, true) => Access::Search,
+        (true, false) => Access::Read,
+        _ => Access::Write,
+    };
+    // Arguments whose key names a path are paths whatever they look like
+    // (a bare `.agentctx.yaml` that does not exist yet, `.`).
+    for text in path_valued(input) {
+        if !text.is_empty() && !text.contains(['\n', '\0']) {
+            out.add(text, access, tool);
+        }
+    }
     for text in strings(input) {
         let text = text.trim();
         let path = match text.strip_prefix("file://") {
@@ -167,6 +223,52 @@ pub(crate) fn mcp_arguments(tool: &str, input: &Value, cwd: &Path, out: &mut Tar
             out.add(&path, access, tool);
         }
     }
+}
+
+/// Keys whose string values are paths in the MCP servers agents use
+/// (filesystem, serena, grep-like servers).
+const MCP_PATH_KEYS: [&str; 14] = [
+    "path",
+    "file_path",
+    "filePath",
+    "filename",
+    "file",
+    "relative_path",
+    "dir",
+    "directory",
+    "root",
+    "cwd",
+    "source",
+    "destination",
+    "target",
+    "notebook_path",
+];
+
+/// The string values of `MCP_PATH_KEYS` keys, at any depth.
+fn path_valued(value: &Value) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items.iter()),
+            Value::Object(map) => {
+                for (key, value) in map {
+                    if MCP_PATH_KEYS.contains(&key.as_str()) {
+                        match value {
+                            Value::String(text) => out.push(text.as_str()),
+                            Value::Array(items) => {
+                                out.extend(items.iter().filter_map(Value::as_str));
+                            }
+                            _ => {}
+                        }
+                    }
+                    stack.push(value);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 fn percent_decode(text: &str) -> String {
@@ -291,5 +393,36 @@ mod tests {
         assert!(paths.contains(&long.as_str()));
         assert!(paths.contains(&".env"));
         assert!(out.list.iter().all(|t| t.access == Access::Write));
+    }
+
+    #[test]
+    fn mcp_path_keys_are_paths_whatever_they_look_like_and_searches_search() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut out = Targets::default();
+        mcp_arguments(
+            "fs/write_file",
+            &json!({"path": ".agentctx.yaml"}),
+            dir.path(),
+            &mut out,
+        );
+        assert!(
+            out.list
+                .iter()
+                .any(|t| t.path == ".agentctx.yaml" && t.access == Access::Write)
+        );
+        let mut out = Targets::default();
+        mcp_arguments(
+            "serena/search_for_pattern",
+            &json!({"substring_pattern": "SECRET", "relative_path": "."}),
+            dir.path(),
+            &mut out,
+        );
+        assert!(
+            out.list
+                .iter()
+                .any(|t| t.path == "." && t.access == Access::Search),
+            "{:?}",
+            out.list.iter().map(|t| &t.path).collect::<Vec<_>>()
+        );
     }
 }

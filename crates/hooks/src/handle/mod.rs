@@ -82,6 +82,16 @@ pub fn handle(raw: &[u8], agent: Option<HookAgent>, host: &Host<'_>) -> HookOutc
         None => String::new(),
     };
     outcome.note(format!("{agent} event {event:?} in {}{who}", cwd.display()));
+    // What a sandboxed command that never ended (killed by a timeout)
+    // created among the protected files is set aside before a new
+    // session reads its project's config and rules.
+    if event == "SessionStart"
+        && let (Ok(root), Some(state)) = (host.root(&cwd), agentctx_config::state_dir(host.env))
+    {
+        for line in crate::exec::sweep_pending(&state.join("sandbox"), &root.root) {
+            outcome.note(line);
+        }
+    }
     // The session's project, rules and config, fixed at its start.
     let anchor = crate::anchor::session_anchor(host, &input, agent, &cwd, &mut outcome.notes);
     let anchored = Host {
@@ -262,13 +272,11 @@ impl Call<'_> {
         };
         let input = self.input.tool_input.clone().unwrap_or(Value::Null);
         // The agents' shell tools (Claude Code's Bash; Codex's exec_command,
-        // which its hooks name Bash) run in the sandbox when it applies.
+        // which its hooks name Bash) run in the sandbox when it applies;
+        // whether the session's commands do decides for every tool what
+        // must stay as the sandbox keeps it.
         let shell = name == "Bash" && input.get("command").is_some_and(Value::is_string);
-        let run = if shell {
-            crate::exec::shell_run(self.host, &rules)
-        } else {
-            crate::exec::ShellRun::Plain(String::new())
-        };
+        let run = crate::exec::shell_run(self.host, &rules);
         // Where the agent asks the user before a command, a rewritten
         // command would either skip that (allow) or be asked about every
         // time (the agent cannot tell which of them it would have allowed):
@@ -306,12 +314,19 @@ impl Call<'_> {
                 }
             }
         }
+        let session_sandboxed = matches!(run, crate::exec::ShellRun::Sandboxed(_));
+        let run = if shell {
+            run
+        } else {
+            crate::exec::ShellRun::Plain(String::new())
+        };
         let guard = crate::Guard {
             host: self.host,
             rules: &rules,
             cwd: self.cwd,
             agent: self.agent,
             sandboxed: matches!(run, crate::exec::ShellRun::Sandboxed(_)),
+            session_sandboxed,
         };
         match guard.decide(name, &input, &mut outcome.notes) {
             crate::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),

@@ -1,0 +1,122 @@
+//! The file-tool guard against what an attack pass (2026-11-25) found
+//! allowed: MCP tools writing a protected file by its bare name or
+//! searching `.` over an excluded folder, a search scope filled past the
+//! walk's budget, a Glob pattern that leaves its folder. The payloads are
+//! the recorded Claude Code 2.1.330 `PreToolUse` with another tool and
+//! input: the MCP tools' inputs are the shapes of the servers named
+//! (filesystem, serena), not recorded here.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+mod common;
+
+use common::{TestEnv, agentctx_with_input, claude_payload};
+use serde_json::{Value, json};
+
+fn project() -> TestEnv {
+    let t = TestEnv::new();
+    t.write("project/.git/HEAD", "ref: refs/heads/main\n");
+    t.write("project/secrets/key.txt", "SECRET\n");
+    t.write("project/sub/deep/x.pem", "PEM\n");
+    t.write(
+        "project/.coding-agent-rules.yaml",
+        "file_patterns:\n  exclude: [\"secrets/\", \"*.pem\"]\n",
+    );
+    let start = claude_payload(&t, &t.project, "claude-SessionStart-startup.json", "g1");
+    agentctx_with_input(&t, &["hook"], &start);
+    t
+}
+
+/// The hook's answer to `tool` with `input` in session g1.
+fn decide(t: &TestEnv, tool: &str, input: Value) -> String {
+    let mut payload: Value = serde_json::from_str(&claude_payload(
+        t,
+        &t.project,
+        "claude-PreToolUse-mcp__github__delete_file.json",
+        "g1",
+    ))
+    .unwrap();
+    payload["tool_name"] = tool.into();
+    payload["tool_input"] = input;
+    payload["permission_mode"] = "bypassPermissions".into();
+    agentctx_with_input(t, &["hook"], &payload.to_string())
+}
+
+fn denied(answer: &str) -> bool {
+    answer.contains("\"deny\"")
+}
+
+#[test]
+fn mcp_tools_cannot_write_protected_files_by_bare_name_nor_search_excluded_ones() {
+    let t = project();
+    for (tool, input) in [
+        (
+            "mcp__fs__write_file",
+            json!({"path": ".agentctx.yaml", "content": "x"}),
+        ),
+        (
+            "mcp__fs__write_file",
+            json!({"path": ".coding-agent-rules.md", "content": "x"}),
+        ),
+        ("mcp__fs__edit_file", json!({"filename": ".agentctx.yaml"})),
+        (
+            "mcp__serena__search_for_pattern",
+            json!({"substring_pattern": "SECRET", "relative_path": "."}),
+        ),
+        ("mcp__grep__search", json!({"pattern": "PEM", "dir": "sub"})),
+        (
+            "mcp__fs__directory_tree",
+            json!({"path": t.project.display().to_string()}),
+        ),
+    ] {
+        let answer = decide(&t, tool, input.clone());
+        assert!(denied(&answer), "{tool} {input}: {answer}");
+    }
+    // A search of a folder with nothing excluded in it is allowed.
+    std::fs::create_dir_all(t.project.join("docs")).unwrap();
+    std::fs::write(t.project.join("docs/a.md"), "a\n").unwrap();
+    assert!(!denied(&decide(
+        &t,
+        "mcp__grep__search",
+        json!({"pattern": "a", "dir": "docs"})
+    )));
+}
+
+#[test]
+fn a_search_scope_past_the_walks_budget_is_judged_by_the_projects_walk() {
+    let t = project();
+    let filler = t.project.join("sub/zzz");
+    std::fs::create_dir_all(&filler).unwrap();
+    for i in 0..20_001 {
+        std::fs::write(filler.join(i.to_string()), "").unwrap();
+    }
+    for (tool, input) in [
+        (
+            "Grep",
+            json!({"pattern": "PEM", "path": t.project.join("sub")}),
+        ),
+        (
+            "Glob",
+            json!({"pattern": "**/*.pem", "path": t.project.join("sub")}),
+        ),
+    ] {
+        let answer = decide(&t, tool, input.clone());
+        assert!(denied(&answer), "{tool} {input}: {answer}");
+    }
+    // The large folder alone holds nothing excluded: allowed.
+    let answer = decide(&t, "Grep", json!({"pattern": "x", "path": filler}));
+    assert!(!denied(&answer), "{answer}");
+}
+
+#[test]
+fn a_glob_pattern_that_leaves_its_folder_is_judged_where_it_leads() {
+    let t = project();
+    std::fs::create_dir_all(t.dir.path().join("clean")).unwrap();
+    let pattern = format!("{}/secrets/*", t.project.display());
+    let answer = decide(
+        &t,
+        "Glob",
+        json!({"pattern": pattern, "path": t.dir.path().join("clean")}),
+    );
+    assert!(denied(&answer), "{answer}");
+}
