@@ -235,9 +235,9 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
     // The protected names a command could create (nothing can be bound
     // where nothing is): looked for again when it has ended, and kept
     // until then for a command that never gets there.
-    let mut refused = sweep_pending(&state.join("sandbox"), &anchor.root);
-    let absent = absent_protected(&anchored, &rules);
-    let pending = pending_file(&state.join("sandbox"), &anchor.root, request.session);
+    let mut refused = crate::aside::sweep_pending(&state.join("sandbox"), &anchor.root);
+    let absent = crate::aside::absent_protected(&anchored, &rules);
+    let pending = crate::aside::pending_file(&state.join("sandbox"), &anchor.root, request.session);
     let _ = std::fs::create_dir_all(pending.parent().unwrap_or(&state))
         .and_then(|()| std::fs::write(&pending, serde_json::to_vec(&absent).unwrap_or_default()));
     let sandbox = state.join("sandbox");
@@ -297,7 +297,7 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
         .new_entries_named(&names, &plan.mounts.read_only);
     made.retain(|p| !absent.contains(p));
     made.extend(absent.iter().cloned());
-    refused.extend(set_aside(&anchor.root, &made));
+    refused.extend(crate::aside::set_aside(&anchor.root, &made));
     let _ = std::fs::remove_file(&pending);
     Ok(ExecOutcome {
         status,
@@ -316,120 +316,6 @@ pub struct ExecOutcome {
     /// Protected files the command created, each set aside, one line each
     /// for the agent (its stderr).
     pub refused: Vec<String>,
-}
-
-/// The protected paths of the project that do not exist: its root's
-/// protected names and rule files, its git folder or, in it, what makes
-/// git run a program.
-fn absent_protected(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
-    let root = rules.root();
-    let git = root.join(".git");
-    let git_entries: Vec<PathBuf> = if git.is_dir() {
-        crate::escape::GIT_ENTRIES
-            .iter()
-            .map(|e| git.join(e))
-            .collect()
-    } else {
-        // No repository: a `.git` the command makes (`git init`, then a
-        // config of its own) is git's for every later `git` outside.
-        vec![git]
-    };
-    crate::protect::PROTECTED_NAMES
-        .iter()
-        .map(|n| root.join(n))
-        .chain(
-            host.config
-                .project_agent_rules
-                .rule_files
-                .iter()
-                .map(|f| root.join(f)),
-        )
-        .chain(git_entries)
-        .filter(|p| std::fs::symlink_metadata(p).is_err())
-        .collect()
-}
-
-/// Where the protected paths a running command must not create are kept
-/// until it has ended (`<state>/sandbox/pending/<root digest>-<session>`):
-/// a command killed before the look afterwards (a timeout, an interrupt)
-/// is looked after at the project's next `agentctx exec` or session start.
-fn pending_file(sandbox: &Path, root: &Path, session: &str) -> PathBuf {
-    sandbox
-        .join("pending")
-        .join(format!("{}-{session}", root_digest(root)))
-}
-
-fn root_digest(root: &Path) -> String {
-    use sha2::Digest as _;
-    sha2::Sha256::digest(root.as_os_str().as_encoded_bytes())[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// Sets aside what the commands of `root` that did not end (any session's)
-/// left among the protected paths they were watched for; one line each.
-pub(crate) fn sweep_pending(sandbox: &Path, root: &Path) -> Vec<String> {
-    let prefix = format!("{}-", root_digest(root));
-    let Ok(entries) = std::fs::read_dir(sandbox.join("pending")) else {
-        return Vec::new();
-    };
-    let mut lines = Vec::new();
-    for entry in entries.flatten() {
-        if !entry.file_name().to_string_lossy().starts_with(&prefix) {
-            continue;
-        }
-        let absent: Vec<PathBuf> = std::fs::read(entry.path())
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default();
-        lines.extend(set_aside(root, &absent));
-        let _ = std::fs::remove_file(entry.path());
-    }
-    lines
-}
-
-/// Each of `absent` that exists now, renamed to `<name>.agentctx-refused`
-/// (replacing an earlier one): a sandboxed command may not create what the
-/// next session would read as its rules, config or hooks. A folder on the
-/// way that is a link (made by the command: none of `absent` existed) is
-/// what is set aside, so nothing is renamed where it points.
-fn set_aside(root: &Path, absent: &[PathBuf]) -> Vec<String> {
-    let mut lines = Vec::new();
-    for wanted in absent {
-        let linked = wanted.strip_prefix(root).ok().and_then(|relative| {
-            relative
-                .ancestors()
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .filter(|a| !a.as_os_str().is_empty())
-                .map(|a| root.join(a))
-                .find(|a| a != wanted && std::fs::symlink_metadata(a).is_ok_and(|m| m.is_symlink()))
-        });
-        let path = linked.as_ref().unwrap_or(wanted);
-        if std::fs::symlink_metadata(path).is_err() {
-            continue;
-        }
-        let mut aside = path.clone().into_os_string();
-        aside.push(".agentctx-refused");
-        let aside = PathBuf::from(aside);
-        if std::fs::symlink_metadata(&aside).is_ok_and(|m| m.is_dir()) {
-            let _ = std::fs::remove_dir_all(&aside);
-        }
-        lines.push(match std::fs::rename(path, &aside) {
-            Ok(()) => format!(
-                "agentctx: the command created {}, which the rules protect: it was moved to {}",
-                path.display(),
-                aside.display()
-            ),
-            Err(error) => format!(
-                "agentctx: the command created {}, which the rules protect, and it could not be moved aside ({error}): remove it before the next session",
-                path.display()
-            ),
-        });
-    }
-    lines
 }
 
 /// The name of the sandbox's first program, installed beside `agentctx`.

@@ -37,6 +37,7 @@
 
 mod agents_md;
 mod anchor;
+mod aside;
 mod codex_profile;
 mod compose;
 #[cfg(feature = "remote")]

@@ -88,7 +88,7 @@ pub fn handle(raw: &[u8], agent: Option<HookAgent>, host: &Host<'_>) -> HookOutc
     if event == "SessionStart"
         && let (Ok(root), Some(state)) = (host.root(&cwd), agentctx_config::state_dir(host.env))
     {
-        for line in crate::exec::sweep_pending(&state.join("sandbox"), &root.root) {
+        for line in crate::aside::sweep_pending(&state.join("sandbox"), &root.root) {
             outcome.note(line);
         }
     }

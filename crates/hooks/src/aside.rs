@@ -1,0 +1,125 @@
+//! Protected files a sandboxed command created: nothing can be bound where
+//! nothing is, so `agentctx exec` notes which protected paths are absent
+//! before a command runs and sets aside what appeared once it has ended
+//! (or, for a command killed before that, at the project's next `exec` or
+//! session start).
+
+use std::path::{Path, PathBuf};
+
+use agentctx_rules::Rules;
+
+use crate::Host;
+
+/// The protected paths of the project that do not exist: its root's
+/// protected names and rule files, its git folder or, in it, what makes
+/// git run a program.
+pub(crate) fn absent_protected(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
+    let root = rules.root();
+    let git = root.join(".git");
+    let git_entries: Vec<PathBuf> = if git.is_dir() {
+        crate::escape::GIT_ENTRIES
+            .iter()
+            .map(|e| git.join(e))
+            .collect()
+    } else {
+        // No repository: a `.git` the command makes (`git init`, then a
+        // config of its own) is git's for every later `git` outside.
+        vec![git]
+    };
+    crate::protect::PROTECTED_NAMES
+        .iter()
+        .map(|n| root.join(n))
+        .chain(
+            host.config
+                .project_agent_rules
+                .rule_files
+                .iter()
+                .map(|f| root.join(f)),
+        )
+        .chain(git_entries)
+        .filter(|p| std::fs::symlink_metadata(p).is_err())
+        .collect()
+}
+
+/// Where the protected paths a running command must not create are kept
+/// until it has ended (`<state>/sandbox/pending/<root digest>-<session>`):
+/// a command killed before the look afterwards (a timeout, an interrupt)
+/// is looked after at the project's next `agentctx exec` or session start.
+pub(crate) fn pending_file(sandbox: &Path, root: &Path, session: &str) -> PathBuf {
+    sandbox
+        .join("pending")
+        .join(format!("{}-{session}", root_digest(root)))
+}
+
+fn root_digest(root: &Path) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(root.as_os_str().as_encoded_bytes())[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Sets aside what the commands of `root` that did not end (any session's)
+/// left among the protected paths they were watched for; one line each.
+pub(crate) fn sweep_pending(sandbox: &Path, root: &Path) -> Vec<String> {
+    let prefix = format!("{}-", root_digest(root));
+    let Ok(entries) = std::fs::read_dir(sandbox.join("pending")) else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(&prefix) {
+            continue;
+        }
+        let absent: Vec<PathBuf> = std::fs::read(entry.path())
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        lines.extend(set_aside(root, &absent));
+        let _ = std::fs::remove_file(entry.path());
+    }
+    lines
+}
+
+/// Each of `absent` that exists now, renamed to `<name>.agentctx-refused`
+/// (replacing an earlier one): a sandboxed command may not create what the
+/// next session would read as its rules, config or hooks. A folder on the
+/// way that is a link (made by the command: none of `absent` existed) is
+/// what is set aside, so nothing is renamed where it points.
+pub(crate) fn set_aside(root: &Path, absent: &[PathBuf]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for wanted in absent {
+        let linked = wanted.strip_prefix(root).ok().and_then(|relative| {
+            relative
+                .ancestors()
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .filter(|a| !a.as_os_str().is_empty())
+                .map(|a| root.join(a))
+                .find(|a| a != wanted && std::fs::symlink_metadata(a).is_ok_and(|m| m.is_symlink()))
+        });
+        let path = linked.as_ref().unwrap_or(wanted);
+        if std::fs::symlink_metadata(path).is_err() {
+            continue;
+        }
+        let mut aside = path.clone().into_os_string();
+        aside.push(".agentctx-refused");
+        let aside = PathBuf::from(aside);
+        if std::fs::symlink_metadata(&aside).is_ok_and(|m| m.is_dir()) {
+            let _ = std::fs::remove_dir_all(&aside);
+        }
+        lines.push(match std::fs::rename(path, &aside) {
+            Ok(()) => format!(
+                "agentctx: the command created {}, which the rules protect: it was moved to {}",
+                path.display(),
+                aside.display()
+            ),
+            Err(error) => format!(
+                "agentctx: the command created {}, which the rules protect, and it could not be moved aside ({error}): remove it before the next session",
+                path.display()
+            ),
+        });
+    }
+    lines
+}
