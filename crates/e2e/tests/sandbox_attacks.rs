@@ -23,7 +23,7 @@ fn project() -> Sandbox {
     s.write("cfg/dev/db.txt", "dev\n");
     s.write(
         ".coding-agent-rules.yaml",
-        "file_patterns:\n  exclude: [\"secrets/\", \"*.pem\", \"/cfg/prod/\"]\nproject_agent_rules:\n  sandbox: on\n",
+        "file_patterns:\n  exclude: [\"secrets/\", \"*.pem\", \"/cfg/prod/\"]\n",
     );
     s.commit();
     let start = format!(
