@@ -355,3 +355,40 @@ fn file_tools_keep_off_what_the_sandbox_keeps_read_only() {
         assert!(run.stdout.contains("\"deny\""), "{input}: {}", run.stdout);
     }
 }
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn a_link_the_user_made_stays_and_one_put_in_place_of_a_folder_is_set_aside() {
+    let s = project();
+    // The user's own link, before the session: what a command makes
+    // through it is set aside where it is, and the link stays.
+    // (A folder outside the project would be read-only in the sandbox.)
+    let shared = s.root.join("shared-github");
+    std::fs::create_dir_all(&shared).unwrap();
+    std::os::unix::fs::symlink(&shared, s.root.join(".github")).unwrap();
+    exec(&s, &agentctx_bin(), &[], "echo RULES > .github/AGENTS.md");
+    assert!(
+        std::fs::symlink_metadata(s.root.join(".github"))
+            .unwrap()
+            .is_symlink()
+    );
+    assert!(!shared.join("AGENTS.md").exists());
+    assert!(shared.join("AGENTS.md.agentctx-refused").exists());
+    // A real folder replaced by a link to another project's: the link goes.
+    let t = project();
+    std::fs::create_dir_all(t.root.join(".github/workflows")).unwrap();
+    let other = t.path().join("other/.github");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("AGENTS.md"), "OTHER\n").unwrap();
+    exec(
+        &t,
+        &agentctx_bin(),
+        &[],
+        &format!("rm -rf .github && ln -s {} .github", other.display()),
+    );
+    assert_eq!(
+        std::fs::read_to_string(other.join("AGENTS.md")).unwrap(),
+        "OTHER\n"
+    );
+    assert!(!t.root.join(".github").exists());
+}

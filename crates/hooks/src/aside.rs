@@ -10,10 +10,48 @@ use agentctx_rules::Rules;
 
 use crate::Host;
 
+/// What a command is watched for: the protected paths that do not exist,
+/// and the folders on their way that are links already (the user's own:
+/// what is made through them is set aside where it is).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Watched {
+    pub absent: Vec<PathBuf>,
+    pub links: Vec<PathBuf>,
+}
+
+/// [`absent_protected`], with the links on the way to each.
+pub(crate) fn watch(host: &Host<'_>, rules: &Rules) -> Watched {
+    let root = rules.root();
+    let absent = absent_protected(host, rules);
+    let mut links: Vec<PathBuf> = absent
+        .iter()
+        .flat_map(|p| ancestors_below(root, p))
+        .filter(|a| std::fs::symlink_metadata(a).is_ok_and(|m| m.is_symlink()))
+        .collect();
+    links.sort();
+    links.dedup();
+    Watched { absent, links }
+}
+
+/// The folders strictly between `root` and `path`, outermost first.
+fn ancestors_below(root: &Path, path: &Path) -> Vec<PathBuf> {
+    let Ok(relative) = path.strip_prefix(root) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = relative
+        .ancestors()
+        .skip(1)
+        .filter(|a| !a.as_os_str().is_empty())
+        .map(|a| root.join(a))
+        .collect();
+    out.reverse();
+    out
+}
+
 /// The protected paths of the project that do not exist: its root's
 /// protected names and rule files, its git folder or, in it, what makes
 /// git run a program.
-pub(crate) fn absent_protected(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
+fn absent_protected(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
     let root = rules.root();
     let git = root.join(".git");
     let git_entries: Vec<PathBuf> = if git.is_dir() {
@@ -71,11 +109,11 @@ pub(crate) fn sweep_pending(sandbox: &Path, root: &Path) -> Vec<String> {
         if !entry.file_name().to_string_lossy().starts_with(&prefix) {
             continue;
         }
-        let absent: Vec<PathBuf> = std::fs::read(entry.path())
+        let watched: Watched = std::fs::read(entry.path())
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
-        lines.extend(set_aside(root, &absent));
+        lines.extend(set_aside(root, &watched.absent, &watched.links));
         let _ = std::fs::remove_file(entry.path());
     }
     lines
@@ -84,20 +122,14 @@ pub(crate) fn sweep_pending(sandbox: &Path, root: &Path) -> Vec<String> {
 /// Each of `absent` that exists now, renamed to `<name>.agentctx-refused`
 /// (replacing an earlier one): a sandboxed command may not create what the
 /// next session would read as its rules, config or hooks. A folder on the
-/// way that is a link (made by the command: none of `absent` existed) is
-/// what is set aside, so nothing is renamed where it points.
-pub(crate) fn set_aside(root: &Path, absent: &[PathBuf]) -> Vec<String> {
+/// way that is a link now and was not one before (not in `links`: the
+/// command made it, or put it in place of a folder) is what is set aside,
+/// so nothing is renamed where it points.
+pub(crate) fn set_aside(root: &Path, absent: &[PathBuf], links: &[PathBuf]) -> Vec<String> {
     let mut lines = Vec::new();
     for wanted in absent {
-        let linked = wanted.strip_prefix(root).ok().and_then(|relative| {
-            relative
-                .ancestors()
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .filter(|a| !a.as_os_str().is_empty())
-                .map(|a| root.join(a))
-                .find(|a| a != wanted && std::fs::symlink_metadata(a).is_ok_and(|m| m.is_symlink()))
+        let linked = ancestors_below(root, wanted).into_iter().find(|a| {
+            !links.contains(a) && std::fs::symlink_metadata(a).is_ok_and(|m| m.is_symlink())
         });
         let path = linked.as_ref().unwrap_or(wanted);
         if std::fs::symlink_metadata(path).is_err() {

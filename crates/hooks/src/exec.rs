@@ -236,10 +236,11 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
     // where nothing is): looked for again when it has ended, and kept
     // until then for a command that never gets there.
     let mut refused = crate::aside::sweep_pending(&state.join("sandbox"), &anchor.root);
-    let absent = crate::aside::absent_protected(&anchored, &rules);
+    let watched = crate::aside::watch(&anchored, &rules);
+    let absent = &watched.absent;
     let pending = crate::aside::pending_file(&state.join("sandbox"), &anchor.root, request.session);
     let _ = std::fs::create_dir_all(pending.parent().unwrap_or(&state))
-        .and_then(|()| std::fs::write(&pending, serde_json::to_vec(&absent).unwrap_or_default()));
+        .and_then(|()| std::fs::write(&pending, serde_json::to_vec(&watched).unwrap_or_default()));
     let sandbox = state.join("sandbox");
     let plan = plan_for(&anchored, &rules, true, Some((&sandbox, request.session)))?;
     let shell = ["/bin/bash", "/usr/bin/bash", "/bin/sh"]
@@ -297,7 +298,7 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
         .new_entries_named(&names, &plan.mounts.read_only);
     made.retain(|p| !absent.contains(p));
     made.extend(absent.iter().cloned());
-    refused.extend(crate::aside::set_aside(&anchor.root, &made));
+    refused.extend(crate::aside::set_aside(&anchor.root, &made, &watched.links));
     let _ = std::fs::remove_file(&pending);
     Ok(ExecOutcome {
         status,
