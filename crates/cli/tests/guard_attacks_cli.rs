@@ -120,3 +120,47 @@ fn a_glob_pattern_that_leaves_its_folder_is_judged_where_it_leads() {
     );
     assert!(denied(&answer), "{answer}");
 }
+
+/// A third pass: more MCP shapes, and large scopes named through `..` or a link.
+#[test]
+fn mcp_folders_searches_without_a_folder_and_uris_in_capitals_are_judged() {
+    let t = project();
+    for (tool, input) in [
+        ("mcp__x__query", json!({"path": "."})),
+        ("mcp__x__query", json!({"path": "sub"})),
+        ("mcp__rg__search", json!({"pattern": "SECRET"})),
+        ("mcp__x__tool", json!({"scope": "."})),
+        ("mcp__x__walk", json!({"dir": "sub"})),
+        (
+            "mcp__serena__get_symbols_overview",
+            json!({"relative_path": "sub"}),
+        ),
+        (
+            "mcp__fs__read",
+            json!({"uri": format!("FILE://{}/secrets/key.txt", t.project.display())}),
+        ),
+        (
+            "mcp__fs__read",
+            json!({"uri": format!("file://LOCALHOST{}/secrets/key.txt", t.project.display())}),
+        ),
+    ] {
+        let answer = decide(&t, tool, input.clone());
+        assert!(denied(&answer), "{tool} {input}: {answer}");
+    }
+}
+
+#[test]
+fn a_large_scope_named_through_dots_or_a_link_is_judged_as_itself() {
+    let t = project();
+    let filler = t.project.join("sub/zzz");
+    std::fs::create_dir_all(&filler).unwrap();
+    for i in 0..20_001 {
+        std::fs::write(filler.join(i.to_string()), "").unwrap();
+    }
+    std::os::unix::fs::symlink(t.project.join("sub"), t.project.join("sl")).unwrap();
+    std::fs::create_dir_all(t.project.join("docs")).unwrap();
+    for path in [t.project.join("docs/../sub"), t.project.join("sl")] {
+        let answer = decide(&t, "Grep", json!({"pattern": "PEM", "path": path}));
+        assert!(denied(&answer), "{}: {answer}", path.display());
+    }
+}

@@ -392,3 +392,105 @@ fn a_link_the_user_made_stays_and_one_put_in_place_of_a_folder_is_set_aside() {
     );
     assert!(!t.root.join(".github").exists());
 }
+
+// A third pass (2026-11-25), after the second's fixes.
+
+/// A project whose rules also exclude a folder in the home (the home is
+/// then among the folders the walk saw).
+fn project_with_home_exclude() -> Sandbox {
+    let s = Sandbox::new_in(Path::new(env!("CARGO_TARGET_TMPDIR")));
+    s.write("README.md", "README\n");
+    s.write(".claude/k.pem", &format!("{SECRET}-IN-PROTECTED\n"));
+    s.write(
+        ".coding-agent-rules.yaml",
+        "file_patterns:\n  exclude: [\"*.pem\", \"~/.ssh/\"]\n",
+    );
+    s.commit();
+    std::fs::create_dir_all(s.home.join(".claude")).unwrap();
+    std::fs::write(s.home.join(".claude/settings.json"), "{}\n").unwrap();
+    std::fs::create_dir_all(s.home.join(".ssh")).unwrap();
+    let start = format!(
+        r#"{{"session_id":"attack","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
+        s.root.display()
+    );
+    let run = s.agentctx_with_input(&s.root, &["hook", "--agent", "claude"], &start);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    s
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn nothing_outside_the_project_is_set_aside_and_masks_reach_into_protected_folders() {
+    let s = project_with_home_exclude();
+    // The home changes while the command runs (Claude Code writes there).
+    let home = s.home.clone();
+    let toucher = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        std::fs::write(home.join(".claude.json"), "{}\n").unwrap();
+    });
+    let run = exec(&s, &agentctx_bin(), &[], "sleep 1; cat .claude/k.pem");
+    toucher.join().unwrap();
+    assert!(
+        s.home.join(".claude/settings.json").exists(),
+        "{}",
+        run.stderr
+    );
+    assert!(!s.home.join(".claude.agentctx-refused").exists());
+    assert!(
+        !leaked(&run),
+        "an excluded file in a protected folder: {}",
+        run.stdout
+    );
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn submodules_and_nested_repositories_cannot_be_made_to_run_a_program() {
+    let s = project();
+    let evil = s.path().join("evil.git");
+    let run = exec(
+        &s,
+        &agentctx_bin(),
+        &[],
+        &format!(
+            "git init -q --bare {e} 2>/dev/null; mkdir -p lib2 && echo 'gitdir: {e}' > lib2/.git; mkdir -p .git/modules/x && echo '[core]' > .git/modules/x/config",
+            e = evil.display()
+        ),
+    );
+    assert!(!s.root.join("lib2/.git").exists(), "{}", run.stderr);
+    assert!(!s.root.join(".git/modules").exists(), "{}", run.stderr);
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn what_a_killed_command_made_in_a_subfolder_is_set_aside_too() {
+    let s = project();
+    let mut child = std::process::Command::new(agentctx_bin())
+        .env_clear()
+        .env("HOME", &s.home)
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .args([
+            "exec",
+            "--session",
+            "attack",
+            "--required",
+            "--",
+            "mkdir -p sub/.claude && echo '{}' > sub/.claude/settings.json; sleep 30",
+        ])
+        .current_dir(&s.root)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        if s.root.join("sub/.claude/settings.json").exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let run = exec(&s, &agentctx_bin(), &[], "true");
+    assert!(!s.root.join("sub/.claude").exists(), "{}", run.stderr);
+}

@@ -17,6 +17,10 @@ use crate::Host;
 pub(crate) struct Watched {
     pub absent: Vec<PathBuf>,
     pub links: Vec<PathBuf>,
+    /// The sandbox's walk of the project before the command: protected
+    /// names made anywhere in it are looked for after.
+    #[serde(default)]
+    pub walk: agentctx_sandbox::Walk,
 }
 
 /// [`absent_protected`], with the links on the way to each.
@@ -30,7 +34,11 @@ pub(crate) fn watch(host: &Host<'_>, rules: &Rules) -> Watched {
         .collect();
     links.sort();
     links.dedup();
-    Watched { absent, links }
+    Watched {
+        absent,
+        links,
+        walk: agentctx_sandbox::Walk::default(),
+    }
 }
 
 /// The folders strictly between `root` and `path`, outermost first.
@@ -113,14 +121,30 @@ pub(crate) fn sweep_pending(sandbox: &Path, root: &Path) -> Vec<String> {
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
-        lines.extend(set_aside(root, &watched.absent, &watched.links));
+        lines.extend(set_aside(root, &made_by(&watched), &watched.links));
         let _ = std::fs::remove_file(entry.path());
     }
     lines
 }
 
+/// What a command watched by `watched` made among the protected paths:
+/// the absent ones that are there now, and protected names (Claude Code
+/// reads `<cwd>/.claude/settings.json` when started in a subfolder, the
+/// CLI the nearest `.agentctx.yaml`) or a `.git` below the root made
+/// anywhere in the project.
+pub(crate) fn made_by(watched: &Watched) -> Vec<PathBuf> {
+    let names: Vec<String> = crate::protect::PROTECTED_NAMES
+        .iter()
+        .map(|n| (*n).to_owned())
+        .collect();
+    let mut made = watched.walk.new_entries_named(&names);
+    made.retain(|p| !watched.absent.contains(p));
+    made.extend(watched.absent.iter().cloned());
+    made
+}
+
 /// Each of `absent` that exists now, renamed to `<name>.agentctx-refused`
-/// (replacing an earlier one): a sandboxed command may not create what the
+/// (`-2`, `-3`... beside an earlier one): a sandboxed command may not create what the
 /// next session would read as its rules, config or hooks. A folder on the
 /// way that is a link now and was not one before (not in `links`: the
 /// command made it, or put it in place of a folder) is what is set aside,
@@ -135,12 +159,19 @@ pub(crate) fn set_aside(root: &Path, absent: &[PathBuf], links: &[PathBuf]) -> V
         if std::fs::symlink_metadata(path).is_err() {
             continue;
         }
-        let mut aside = path.clone().into_os_string();
-        aside.push(".agentctx-refused");
-        let aside = PathBuf::from(aside);
-        if std::fs::symlink_metadata(&aside).is_ok_and(|m| m.is_dir()) {
-            let _ = std::fs::remove_dir_all(&aside);
-        }
+        // A free name: an earlier one set aside is never removed (it may be
+        // the only copy of something).
+        let aside = (1..)
+            .map(|n: u32| {
+                let mut name = path.clone().into_os_string();
+                name.push(".agentctx-refused");
+                if n > 1 {
+                    name.push(format!("-{n}"));
+                }
+                PathBuf::from(name)
+            })
+            .find(|candidate| std::fs::symlink_metadata(candidate).is_err())
+            .unwrap_or_else(|| path.with_extension("agentctx-refused"));
         lines.push(match std::fs::rename(path, &aside) {
             Ok(()) => format!(
                 "agentctx: the command created {}, which the rules protect: it was moved to {}",

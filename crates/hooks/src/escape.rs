@@ -32,12 +32,14 @@ use crate::Host;
 /// `core.hooksPath`, aliases, filters: the config; the hooks) or read
 /// another folder's config instead (`commondir`, a linked worktree's own
 /// files).
-pub(crate) const GIT_ENTRIES: [&str; 5] = [
+pub(crate) const GIT_ENTRIES: [&str; 6] = [
     "config",
     "config.worktree",
     "commondir",
     "hooks",
     "worktrees",
+    // Submodules' git folders, each with a config of its own.
+    "modules",
 ];
 
 /// The shell startup files, git's and ssh's user configuration, relative

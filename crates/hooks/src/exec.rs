@@ -236,13 +236,13 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
     // where nothing is): looked for again when it has ended, and kept
     // until then for a command that never gets there.
     let mut refused = crate::aside::sweep_pending(&state.join("sandbox"), &anchor.root);
-    let watched = crate::aside::watch(&anchored, &rules);
-    let absent = &watched.absent;
-    let pending = crate::aside::pending_file(&state.join("sandbox"), &anchor.root, request.session);
-    let _ = std::fs::create_dir_all(pending.parent().unwrap_or(&state))
-        .and_then(|()| std::fs::write(&pending, serde_json::to_vec(&watched).unwrap_or_default()));
+    let mut watched = crate::aside::watch(&anchored, &rules);
     let sandbox = state.join("sandbox");
     let plan = plan_for(&anchored, &rules, true, Some((&sandbox, request.session)))?;
+    watched.walk = plan.mounts.walked.clone();
+    let pending = crate::aside::pending_file(&sandbox, &anchor.root, request.session);
+    let _ = std::fs::create_dir_all(pending.parent().unwrap_or(&state))
+        .and_then(|()| std::fs::write(&pending, serde_json::to_vec(&watched).unwrap_or_default()));
     let shell = ["/bin/bash", "/usr/bin/bash", "/bin/sh"]
         .into_iter()
         .find(|s| Path::new(s).is_file())
@@ -286,18 +286,7 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
     })?;
     // The sandbox and everything it started are gone: what the command
     // left is looked at with nothing of it still running.
-    // And at any depth: Claude Code reads `<cwd>/.claude/settings.json`
-    // when started in a subfolder, the CLI the nearest `.agentctx.yaml`.
-    let names: Vec<String> = crate::protect::PROTECTED_NAMES
-        .iter()
-        .map(|n| (*n).to_owned())
-        .collect();
-    let mut made = plan
-        .mounts
-        .walked
-        .new_entries_named(&names, &plan.mounts.read_only);
-    made.retain(|p| !absent.contains(p));
-    made.extend(absent.iter().cloned());
+    let made = crate::aside::made_by(&watched);
     refused.extend(crate::aside::set_aside(&anchor.root, &made, &watched.links));
     let _ = std::fs::remove_file(&pending);
     Ok(ExecOutcome {

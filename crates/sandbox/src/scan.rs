@@ -63,6 +63,10 @@ pub struct Mounts {
     /// path's (`mv cfg cfg2` out from under `/cfg/prod/`). Parents first.
     #[serde(skip)]
     pub pinned: Vec<PathBuf>,
+    /// Every entry of the project with a protected name (and every `.git`)
+    /// when it was walked, links included.
+    #[serde(default)]
+    pub named: Vec<PathBuf>,
     /// The folders the walk saw, for what a command makes afterwards.
     #[serde(skip)]
     pub walked: Walk,
@@ -128,7 +132,14 @@ pub(crate) fn mounts(
             (walked.mounts, false, walked.dirs)
         }
     };
-    mounts.walked = Walk { dirs };
+    mounts.walked = Walk {
+        root: rules.root().to_path_buf(),
+        named: mounts.named.clone(),
+        dirs: dirs
+            .into_iter()
+            .filter(|(d, _)| d.starts_with(rules.root()))
+            .collect(),
+    };
     // Looked at again every time: a protected file outside the project may
     // appear without any folder of the project changing.
     beyond_the_walk(rules.root(), protection, &mut mounts);
@@ -151,24 +162,31 @@ pub(crate) fn mounts(
     Ok((mounts, from_cache))
 }
 
-/// The folders a walk saw, with their stamps: what changed since can be
-/// looked at alone.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The project's folders a walk saw, with their stamps, and the protected
+/// names there were: what changed since can be looked at alone. Kept with
+/// a command that may be killed before it is looked at.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Walk {
+    root: PathBuf,
     dirs: Vec<(PathBuf, Stamp)>,
+    named: Vec<PathBuf>,
 }
 
 impl Walk {
-    /// The files and folders named one of `names` that are in a folder
-    /// changed since the walk (or in a folder made since), and not in
-    /// `known`: what a command made there. At most [`MAX_ENTRIES`] entries
-    /// are looked at.
-    pub fn new_entries_named(&self, names: &[String], known: &[PathBuf]) -> Vec<PathBuf> {
+    /// The files, folders and links in the project named one of `names`
+    /// (or a `.git` below its root) that were not there when it was
+    /// walked, in a folder changed since (or made since): what a command
+    /// made. Only the project is looked at, never beyond its root. At most
+    /// [`MAX_ENTRIES`] entries are looked at.
+    pub fn new_entries_named(&self, names: &[String]) -> Vec<PathBuf> {
+        let root = self.root.as_path();
         let seen: HashMap<&Path, &Stamp> =
             self.dirs.iter().map(|(d, s)| (d.as_path(), s)).collect();
+        let known: HashSet<&Path> = self.named.iter().map(PathBuf::as_path).collect();
         let mut stack: Vec<PathBuf> = self
             .dirs
             .iter()
+            .filter(|(dir, _)| dir.starts_with(root))
             .filter(|(dir, stamp)| {
                 !std::fs::symlink_metadata(dir).is_ok_and(|m| stamp_of(&m) == *stamp)
             })
@@ -184,7 +202,8 @@ impl Walk {
                 }
                 let path = entry.path();
                 let name = entry.file_name().to_string_lossy().into_owned();
-                if names.contains(&name) && !known.contains(&path) {
+                let watched = names.contains(&name) || (name == ".git" && dir != root);
+                if watched && !known.contains(path.as_path()) {
                     found.push(path.clone());
                     continue;
                 }
@@ -393,12 +412,25 @@ fn walk(rules: &Rules, protection: &Protection) -> Result<Walked, SandboxError> 
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let protected =
-                protection.names.contains(&name) || protected_paths.contains(path.as_path());
+            // A nested `.git` (a submodule's, a repository inside) is git's
+            // for every `git` run in its folder: read-only whole.
+            let nested_git = name == ".git" && dir != root;
+            let protected = protection.names.contains(&name)
+                || protected_paths.contains(path.as_path())
+                || nested_git;
+            if protected || name == ".git" {
+                // What is there before a command, by name (links too): a
+                // protected name that appears later is the command's.
+                mounts.named.push(path.clone());
+            }
             if kind.is_symlink() {
                 // A link is judged where it leads: its target is masked
                 // when that is excluded; an excluded link itself reads
-                // nothing of its own.
+                // nothing of its own. A protected name that is a link
+                // protects where it leads.
+                if protected && let Ok(target) = std::fs::canonicalize(&path) {
+                    mounts.read_only.push(target);
+                }
                 continue;
             }
             if rules.excluded(relative) {
@@ -419,8 +451,11 @@ fn walk(rules: &Rules, protection: &Protection) -> Result<Walked, SandboxError> 
             }
             if kind.is_dir() {
                 if protected {
-                    mounts.read_only.push(path);
-                } else if name != ".git" {
+                    mounts.read_only.push(path.clone());
+                }
+                // Inside a protected folder, excluded paths are masked too
+                // (a git folder holds git's objects, which rules do not name).
+                if name != ".git" {
                     stack.push(path);
                 }
                 continue;

@@ -379,6 +379,10 @@ impl Guard<'_> {
     /// that holds one is denied, and so is one that cannot be judged
     /// (failing open would let a command fill a folder to pass).
     fn large_scope(&self, scope: &Path, notes: &mut Vec<String>) -> Option<Verdict> {
+        // The walk's paths are real ones: so is the scope compared with them
+        // (`sub/../cfg`, a link to `cfg`).
+        let real = std::fs::canonicalize(scope).unwrap_or_else(|_| scope.to_path_buf());
+        let scope = real.as_path();
         let state = crate::exec::sandbox_state(self.host);
         let kept = state.as_deref().map(|s| (s, "search-scope"));
         match crate::exec::plan_for(self.host, self.rules, false, kept) {

@@ -205,30 +205,61 @@ pub(crate) fn mcp_arguments(tool: &str, input: &Value, cwd: &Path, out: &mut Tar
     };
     // Arguments whose key names a path are paths whatever they look like
     // (a bare `.agentctx.yaml` that does not exist yet, `.`).
-    for text in path_valued(input) {
+    let named = path_valued(input);
+    for text in &named {
         if !text.is_empty() && !text.contains(['\n', '\0']) {
             out.add(text, access, tool);
         }
     }
+    // A search with no folder named searches where the server runs: the
+    // session's folder, as for Grep.
+    if searches && named.is_empty() {
+        out.add(".", Access::Search, tool);
+    }
     for text in strings(input) {
         let text = text.trim();
-        let path = match text.strip_prefix("file://") {
-            Some(rest) => percent_decode(rest.strip_prefix("localhost").unwrap_or(rest)),
-            None => match text.strip_prefix("file:") {
-                Some(rest) => percent_decode(rest),
-                None => text.to_owned(),
-            },
+        // URI schemes and hosts have no case (`FILE://LOCALHOST/...`).
+        let lower = text.get(..16).unwrap_or(text).to_ascii_lowercase();
+        let path = if lower.starts_with("file://localhost") {
+            percent_decode(text.get(16..).unwrap_or(""))
+        } else if lower.starts_with("file://") {
+            percent_decode(text.get(7..).unwrap_or(""))
+        } else if lower.starts_with("file:") {
+            percent_decode(text.get(5..).unwrap_or(""))
+        } else {
+            text.to_owned()
         };
         if looks_like_path(&path) || names_an_entry(&path, cwd) {
             out.add(&path, access, tool);
         }
     }
+    // Any folder an MCP tool is given is searched by it, whatever its name
+    // says (`query`, `walk`, `get_symbols_overview`): judged as a search.
+    let expand = |text: &str| match text.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME").map(|h| Path::new(&h).join(rest)),
+        None => Some(cwd.join(text)),
+    };
+    let folders: Vec<String> = out
+        .list
+        .iter()
+        .filter(|t| t.by == tool && t.access != Access::Search)
+        .filter(|t| expand(&t.path).is_some_and(|p| p.is_dir()))
+        .map(|t| t.path.clone())
+        .collect();
+    for folder in folders {
+        out.add(&folder, Access::Search, tool);
+    }
 }
 
 /// Keys whose string values are paths in the MCP servers agents use
 /// (filesystem, serena, grep-like servers).
-const MCP_PATH_KEYS: [&str; 14] = [
+const MCP_PATH_KEYS: [&str; 19] = [
     "path",
+    "paths",
+    "scope",
+    "folder",
+    "location",
+    "workspace",
     "file_path",
     "filePath",
     "filename",
