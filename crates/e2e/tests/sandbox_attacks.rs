@@ -494,3 +494,73 @@ fn what_a_killed_command_made_in_a_subfolder_is_set_aside_too() {
     let run = exec(&s, &agentctx_bin(), &[], "true");
     assert!(!s.root.join("sub/.claude").exists(), "{}", run.stderr);
 }
+
+// A fourth pass (2026-11-25).
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn a_broken_head_is_put_back_and_a_bare_repository_shape_is_set_aside() {
+    let s = project();
+    let head = std::fs::read_to_string(s.root.join(".git/HEAD")).unwrap();
+    let run = exec(
+        &s,
+        &agentctx_bin(),
+        &[],
+        "echo garbage > .git/HEAD && mkdir -p objects refs && echo 'ref: refs/heads/main' > HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tfsmonitor = \"touch /tmp/agentctx-e2e-pwned\"\\n' > config",
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.root.join(".git/HEAD")).unwrap(),
+        head,
+        "{}",
+        run.stderr
+    );
+    assert!(!s.root.join("HEAD").exists(), "{}", run.stderr);
+    assert!(run.stderr.contains("put back"), "{}", run.stderr);
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn mcp_configs_runtime_sockets_and_executable_caches_stay_out_of_reach() {
+    let s = project();
+    std::fs::write(s.root.join(".mcp.json"), "{\"mcpServers\": {}}\n").unwrap();
+    let npx = s.home.join(".npm/_npx/abc/node_modules");
+    std::fs::create_dir_all(&npx).unwrap();
+    let runtime = s.path().join("runtime");
+    std::fs::create_dir_all(runtime.join("emacs")).unwrap();
+    std::fs::write(runtime.join("emacs/server"), "stand-in\n").unwrap();
+    let runtime_env = runtime.display().to_string();
+    // A new session, so the plan is made with this environment.
+    let start = format!(
+        r#"{{"session_id":"attack4","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
+        s.root.display()
+    );
+    s.agentctx_with_input(&s.root, &["hook", "--agent", "claude"], &start);
+    let out = std::process::Command::new(agentctx_bin())
+        .env_clear()
+        .env("HOME", &s.home)
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("XDG_RUNTIME_DIR", &runtime_env)
+        .args([
+            "exec",
+            "--session",
+            "attack4",
+            "--required",
+            "--",
+            "echo '{\"mcpServers\":{\"x\":{\"command\":\"evil\"}}}' > .mcp.json; echo evil > ~/.npm/_npx/abc/node_modules/x.js; cat \"$XDG_RUNTIME_DIR/emacs/server\"",
+        ])
+        .current_dir(&s.root)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        std::fs::read_to_string(s.root.join(".mcp.json")).unwrap(),
+        "{\"mcpServers\": {}}\n"
+    );
+    assert!(!npx.join("x.js").exists());
+    assert!(!stdout.contains("stand-in"), "{stdout}");
+    // A new one the command makes is set aside.
+    std::fs::remove_file(s.root.join(".mcp.json")).unwrap();
+    exec(&s, &agentctx_bin(), &[], "echo '{}' > .mcp.json");
+    assert!(!s.root.join(".mcp.json").exists());
+}

@@ -17,6 +17,9 @@ use crate::Host;
 pub(crate) struct Watched {
     pub absent: Vec<PathBuf>,
     pub links: Vec<PathBuf>,
+    /// `.git/HEAD` and its bytes before the command.
+    #[serde(default)]
+    pub head: Option<(PathBuf, Vec<u8>)>,
     /// The sandbox's walk of the project before the command: protected
     /// names made anywhere in it are looked for after.
     #[serde(default)]
@@ -37,6 +40,7 @@ pub(crate) fn watch(host: &Host<'_>, rules: &Rules) -> Watched {
     Watched {
         absent,
         links,
+        head: git_head(root),
         walk: agentctx_sandbox::Walk::default(),
     }
 }
@@ -83,8 +87,62 @@ fn absent_protected(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
                 .map(|f| root.join(f)),
         )
         .chain(git_entries)
+        // Git takes a folder holding `HEAD`, `objects` and `refs` for a
+        // bare repository, and looks for one (or a `.git`) in every folder
+        // above: a new `HEAD` in the project's root or a `.git` or `HEAD`
+        // above it (a project under /tmp) would be git's next time.
+        .chain(std::iter::once(root.join("HEAD")))
+        .chain(
+            root.ancestors()
+                .skip(1)
+                .filter(|a| a.parent().is_some())
+                .flat_map(|a| [a.join(".git"), a.join("HEAD")]),
+        )
         .filter(|p| std::fs::symlink_metadata(p).is_err())
         .collect()
+}
+
+/// `.git/HEAD` as it was before a command, to put back when the command
+/// left one git cannot read (git then takes the project folder itself for
+/// a bare repository, with a `config` the command wrote there).
+pub(crate) fn git_head(root: &Path) -> Option<(PathBuf, Vec<u8>)> {
+    let head = root.join(".git/HEAD");
+    let bytes = std::fs::read(&head).ok()?;
+    head_is_valid(&bytes).then_some((head, bytes))
+}
+
+/// `ref: refs/...` or a commit id.
+fn head_is_valid(bytes: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim();
+    text.strip_prefix("ref: refs/")
+        .is_some_and(|r| !r.is_empty())
+        || ((text.len() == 40 || text.len() == 64) && text.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Puts `.git/HEAD` back when the command left one git cannot read.
+pub(crate) fn restore_head(saved: Option<&(PathBuf, Vec<u8>)>) -> Option<String> {
+    let (head, bytes) = saved?;
+    let now = std::fs::read(head).unwrap_or_default();
+    if head_is_valid(&now) {
+        return None;
+    }
+    let restored = (|| {
+        let dir = head.parent().unwrap_or(Path::new("."));
+        let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+        std::io::Write::write_all(&mut temp, bytes)?;
+        temp.persist(head).map(drop).map_err(|e| e.error)
+    })();
+    Some(match restored {
+        Ok(()) => format!(
+            "agentctx: the command left {} unreadable to git (git would then take the project folder for a repository of the command's): it was put back",
+            head.display()
+        ),
+        Err(error) => format!(
+            "agentctx: the command left {} unreadable to git and it could not be put back ({error}): restore it before running git",
+            head.display()
+        ),
+    })
 }
 
 /// Where the protected paths a running command must not create are kept
@@ -121,6 +179,7 @@ pub(crate) fn sweep_pending(sandbox: &Path, root: &Path) -> Vec<String> {
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
+        lines.extend(restore_head(watched.head.as_ref()));
         lines.extend(set_aside(root, &made_by(&watched), &watched.links));
         let _ = std::fs::remove_file(entry.path());
     }

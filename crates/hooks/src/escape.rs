@@ -82,6 +82,28 @@ pub(crate) fn read_only(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
     }
     if let Some(home) = host.home() {
         paths.extend(HOME_ENTRIES.iter().map(|entry| home.join(entry)));
+        // In the writable caches, what something outside runs from them:
+        // npx's copies (MCP servers started with `npx -y`), corepack's
+        // package managers, pre-commit's hook environments, editors'
+        // compiled code, a shell prompt's cached startup file, agentctx's own.
+        let cache = host
+            .env
+            .xdg_dir("XDG_CACHE_HOME", ".cache")
+            .unwrap_or_else(|| home.join(".cache"));
+        paths.extend(
+            ["node/corepack", "pre-commit", "nvim", "agentctx"]
+                .iter()
+                .map(|e| cache.join(e)),
+        );
+        paths.push(home.join(".npm/_npx"));
+        if let Ok(entries) = std::fs::read_dir(&cache) {
+            paths.extend(
+                entries
+                    .flatten()
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("p10k-"))
+                    .map(|e| e.path()),
+            );
+        }
     }
     for dir in host
         .env
@@ -120,10 +142,10 @@ pub(crate) fn hidden(host: &Host<'_>) -> Vec<PathBuf> {
         .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from)
         .join(format!("tmux-{uid}"));
     let mut paths = vec![
-        runtime.join("bus"),
-        runtime.join("systemd"),
-        runtime.join("docker.sock"),
-        runtime.join("podman"),
+        // The user's runtime folder whole: every socket there (D-Bus,
+        // systemd, Docker, Podman, an editor's server, a terminal's remote
+        // control, ssh-agent) runs what it is sent, outside.
+        runtime.clone(),
         tmux_dir,
         PathBuf::from("/run/dbus/system_bus_socket"),
         PathBuf::from("/run/systemd/private"),
@@ -131,6 +153,27 @@ pub(crate) fn hidden(host: &Host<'_>) -> Vec<PathBuf> {
         PathBuf::from("/run/containerd/containerd.sock"),
         PathBuf::from("/run/podman/podman.sock"),
     ];
+    // The socket folders such programs make in /tmp (this user's).
+    if let Ok(entries) = std::fs::read_dir("/tmp") {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let socket_folder = [
+                "ssh-", "zellij-", "emacs", "nvim", "kitty", "wezterm", "screen", "vscode-",
+            ]
+            .iter()
+            .any(|prefix| name.starts_with(prefix));
+            let mine = std::os::unix::fs::MetadataExt::uid(&match entry.metadata() {
+                Ok(meta) => meta,
+                Err(_) => continue,
+            }) == uid;
+            if socket_folder && mine {
+                paths.push(entry.path());
+            }
+        }
+    }
+    if let Some(sock) = host.env.get("SSH_AUTH_SOCK") {
+        paths.push(PathBuf::from(sock));
+    }
     // The sockets the agent's own environment names.
     if let Some(tmux) = host.env.get("TMUX").and_then(|t| t.split(',').next()) {
         paths.push(PathBuf::from(tmux));

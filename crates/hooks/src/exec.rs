@@ -286,6 +286,7 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
     })?;
     // The sandbox and everything it started are gone: what the command
     // left is looked at with nothing of it still running.
+    refused.extend(crate::aside::restore_head(watched.head.as_ref()));
     let made = crate::aside::made_by(&watched);
     refused.extend(crate::aside::set_aside(&anchor.root, &made, &watched.links));
     let _ = std::fs::remove_file(&pending);

@@ -14,7 +14,15 @@ use agentctx_rules::Rules;
 use crate::Host;
 
 /// Names protected wherever they are in the project.
-pub(crate) const PROTECTED_NAMES: [&str; 3] = [".agentctx.yaml", ".claude", ".codex"];
+pub(crate) const PROTECTED_NAMES: [&str; 4] = [
+    ".agentctx.yaml",
+    ".claude",
+    ".codex",
+    // Claude Code starts the MCP servers a project's `.mcp.json` names,
+    // outside any sandbox (an approved server's changed command runs
+    // without a new question).
+    ".mcp.json",
+];
 
 /// The protected paths outside the project's names, absolute.
 pub(crate) fn protected_paths(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
