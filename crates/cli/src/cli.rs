@@ -81,6 +81,8 @@ pub enum Command {
     /// Run a shell command in a session's sandbox (the hook rewrites the
     /// agents' shell commands to this); exits with the command's status.
     Exec(ExecArgs),
+    /// Serve the context, rules checks, file list and memory as MCP tools over stdio.
+    Mcp(McpArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -136,6 +138,13 @@ pub struct TrimArgs {
     /// Do not keep the cut part (the reminder then names no id).
     #[arg(long)]
     pub no_keep: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Only these tools (comma-separated; default: AGENTCTX_MCP_TOOLS, else all).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub tools: Option<Vec<String>>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -27,8 +27,9 @@ fn main() -> ExitCode {
     };
     let env = Environment::from_process();
     init_logging(&cli.global, &env);
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // Not locked for the whole run: `agentctx mcp` writes the protocol
+    // through the async runtime's stdout, which takes the lock per write.
+    let mut out = std::io::stdout();
     let result = run(cli, env, &mut out).and_then(|outcome| {
         out.flush()?;
         Ok(outcome)
@@ -157,6 +158,7 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         Command::Config(args) => commands::config::run(&inv, args, out),
         Command::Schema(args) => commands::schema::run(&inv, args, out),
         Command::Exec(args) => commands::exec::run(&inv, args),
+        Command::Mcp(args) => commands::mcp::run(&inv, args),
     }
 }
 

@@ -29,6 +29,7 @@ mod context;
 mod filelist;
 mod hooks;
 mod integrations;
+mod mcp;
 mod names;
 mod paths;
 #[cfg(feature = "patterns")]
@@ -58,6 +59,10 @@ pub use hooks::{
     PermissionDecision,
 };
 pub use integrations::{AgentsMdBodies, ClaudeCodeConfig, CodexConfig};
+pub use mcp::{
+    ContextRequest, DEFAULT_MAX_TOKENS, FilesRequest, IdRequest, MemQueryRequest, MemSaveRequest,
+    Paging, ResolveRequest, RulesCheckRequest,
+};
 pub use names::UnknownName;
 pub use paths::normalize_lexically;
 #[cfg(feature = "patterns")]

@@ -3,7 +3,7 @@
 use schemars::{Schema, schema_for};
 
 /// The names accepted by [`schema_named`], in the order `agentctx schema` lists them.
-pub const SCHEMA_NAMES: [&str; 32] = [
+pub const SCHEMA_NAMES: [&str; 39] = [
     "agents-config",
     "resolved-agents",
     "system-reminder-type",
@@ -36,6 +36,13 @@ pub const SCHEMA_NAMES: [&str; 32] = [
     "memory-index",
     "project-identity",
     "output-page",
+    "mcp-context",
+    "mcp-agents-resolve",
+    "mcp-rules-check",
+    "mcp-files",
+    "mcp-mem-query",
+    "mcp-id",
+    "mcp-mem-save",
 ];
 
 /// The JSON Schema of the type behind `name`, or `None` for an unknown name.
@@ -67,6 +74,13 @@ pub fn schema_named(name: &str) -> Option<Schema> {
         "resume-report" => schema_for!(crate::ResumeReport),
         "trim-report" => schema_for!(crate::TrimReport),
         "output-page" => schema_for!(crate::OutputPage),
+        "mcp-context" => schema_for!(crate::ContextRequest),
+        "mcp-agents-resolve" => schema_for!(crate::ResolveRequest),
+        "mcp-rules-check" => schema_for!(crate::RulesCheckRequest),
+        "mcp-files" => schema_for!(crate::FilesRequest),
+        "mcp-mem-query" => schema_for!(crate::MemQueryRequest),
+        "mcp-id" => schema_for!(crate::IdRequest),
+        "mcp-mem-save" => schema_for!(crate::MemSaveRequest),
         "config-entries" => schema_for!(Vec<crate::ConfigEntry>),
         "composed-context" => schema_for!(crate::ComposedContext),
         "rule-decisions" => schema_for!(Vec<crate::RuleDecision>),

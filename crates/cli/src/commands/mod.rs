@@ -7,6 +7,7 @@ pub mod exec;
 pub mod files;
 pub mod hook;
 pub mod install;
+pub mod mcp;
 pub mod mem;
 pub mod memstore;
 pub mod rules;

@@ -10,7 +10,7 @@ use crate::commands::{Invocation, Outcome, write_json};
 pub fn run(inv: &Invocation, args: &SchemaArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let Some(name) = &args.name else {
         if inv.json {
-            write_json(out, &SCHEMA_NAMES)?;
+            write_json(out, &SCHEMA_NAMES[..])?;
         } else {
             for name in SCHEMA_NAMES {
                 writeln!(out, "{name}")?;

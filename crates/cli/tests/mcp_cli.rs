@@ -1,0 +1,243 @@
+//! The server through the SDK's own client, over stdio, as an agent runs
+//! it (`agentctx mcp` as a child process): the tools listed and filtered,
+//! their input schemas, what each answers, budgets and paging, byte
+//! stability.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+use std::path::{Path, PathBuf};
+
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+fn agentctx() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_agentctx"))
+}
+
+/// A project: a git repository with rules, a nested AGENTS.md and a secret.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let write = |p: &str, text: &str| {
+        let path = root.join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(".git/HEAD", "ref: refs/heads/main\n");
+    write("AGENTS.md", "ROOT-RULES\n");
+    write("packages/api/AGENTS.md", "API-RULES\n");
+    write("packages/api/src/main.rs", "fn main() {}\n");
+    write("secrets/key.txt", "SECRET\n");
+    write(
+        ".coding-agent-rules.yaml",
+        "system_prompt_extension: EXTENSION-TEXT\nfile_patterns:\n  exclude: [\"secrets/\"]\n",
+    );
+    for i in 0..300 {
+        write(&format!("src/file{i:03}.rs"), "x\n");
+    }
+    std::fs::create_dir_all(dir.path().join("home")).unwrap();
+    dir
+}
+
+async fn start(dir: &Path, args: &[&str]) -> RunningService<RoleClient, ()> {
+    let mut command = tokio::process::Command::new(agentctx());
+    command
+        .arg("mcp")
+        .args(args)
+        .current_dir(dir.join("repo"))
+        .env_clear()
+        .env("HOME", dir.join("home"))
+        .env("PATH", "/usr/bin:/bin");
+    ().serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap()
+}
+
+async fn call(client: &RunningService<RoleClient, ()>, tool: &str, arguments: Value) -> String {
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new(tool.to_owned())
+                .with_arguments(arguments.as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    let value = serde_json::to_value(&result).unwrap();
+    value["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str())
+        .collect()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn nine_tools_with_the_schemas_of_their_types_and_a_filter() {
+    let dir = project();
+    let client = start(dir.path(), &[]).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    assert_eq!(names.len(), 9, "{names:?}");
+    for (tool, schema) in [
+        ("context", "mcp-context"),
+        ("agents_resolve", "mcp-agents-resolve"),
+        ("rules_check", "mcp-rules-check"),
+        ("files", "mcp-files"),
+        ("mem_search", "mcp-mem-query"),
+        ("mem_get", "mcp-id"),
+        ("mem_save", "mcp-mem-save"),
+    ] {
+        let listed = tools.iter().find(|t| t.name == tool).unwrap();
+        let listed: Value = serde_json::to_value(&listed.input_schema).unwrap();
+        let typed = serde_json::to_value(agentctx_types::schema_named(schema).unwrap()).unwrap();
+        let keys = |v: &Value| {
+            let mut k: Vec<String> = v["properties"]
+                .as_object()
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default();
+            k.sort();
+            k
+        };
+        assert_eq!(keys(&listed), keys(&typed), "{tool}");
+    }
+    client.cancel().await.unwrap();
+    let only = start(dir.path(), &["--tools", "context,rules_check"]).await;
+    let names: Vec<String> = only
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(names, ["context", "rules_check"]);
+    only.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn context_resolve_and_rules_answer_as_the_hooks_do() {
+    let dir = project();
+    let client = start(dir.path(), &[]).await;
+    let context = call(&client, "context", json!({})).await;
+    assert!(context.contains("EXTENSION-TEXT"), "{context}");
+    assert!(context.contains("ROOT-RULES"), "{context}");
+    assert!(context.contains("<project_files"), "{context}");
+    assert_eq!(
+        call(&client, "context", json!({})).await,
+        context,
+        "byte-stable"
+    );
+
+    let resolved = call(
+        &client,
+        "agents_resolve",
+        json!({"paths": ["packages/api/src/main.rs"]}),
+    )
+    .await;
+    assert!(
+        resolved.contains("packages/api/AGENTS.md (mtime: "),
+        "{resolved}"
+    );
+    assert!(
+        !resolved.contains("API-RULES"),
+        "paths, never bodies: {resolved}"
+    );
+    let again = call(
+        &client,
+        "agents_resolve",
+        json!({"paths": ["packages/api"]}),
+    )
+    .await;
+    assert!(
+        again.starts_with("No AGENTS.md is new or changed"),
+        "once: {again}"
+    );
+
+    let denied = call(&client, "rules_check", json!({"path": "secrets/key.txt"})).await;
+    assert!(
+        denied.starts_with("Denied: reading `secrets/key.txt`"),
+        "{denied}"
+    );
+    assert!(denied.contains("secrets/"), "{denied}");
+    let allowed = call(
+        &client,
+        "rules_check",
+        json!({"path": "src/file001.rs", "access": "write"}),
+    )
+    .await;
+    assert!(allowed.starts_with("Allowed: writing"), "{allowed}");
+    let protected = call(
+        &client,
+        "rules_check",
+        json!({"path": ".coding-agent-rules.yaml", "access": "write"}),
+    )
+    .await;
+    assert!(protected.starts_with("Denied: writing"), "{protected}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn long_answers_come_in_pages_of_whole_lines_that_join_back() {
+    let dir = project();
+    let client = start(dir.path(), &[]).await;
+    let whole = call(&client, "files", json!({"max_tokens": 100_000})).await;
+    assert!(!whole.contains("[agentctx: "), "{whole}");
+    let mut joined = String::new();
+    let mut cursor = 0u64;
+    let mut pages = 0;
+    loop {
+        let page = call(
+            &client,
+            "files",
+            json!({"max_tokens": 12, "cursor": cursor}),
+        )
+        .await;
+        pages += 1;
+        match page.rsplit_once("\n[agentctx: ") {
+            Some((body, footer)) => {
+                joined.push_str(body);
+                let next = footer.split("cursor=").nth(1).unwrap();
+                cursor = next.split(' ').next().unwrap().parse().unwrap();
+            }
+            None => {
+                joined.push_str(&page);
+                break;
+            }
+        }
+    }
+    assert!(pages > 2, "{pages} pages");
+    assert_eq!(joined, whole);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn memory_saved_is_found_and_read_back() {
+    let dir = project();
+    let client = start(dir.path(), &[]).await;
+    let saved = call(
+        &client,
+        "mem_save",
+        json!({"text": "The cache warms at start.\n\nMCP-SAVED-BODY: warm it.", "agent": "researcher"}),
+    )
+    .await;
+    assert!(saved.starts_with("Saved as "), "{saved}");
+    let id = saved
+        .split("(id ")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(").\n")
+        .to_owned();
+    let again = call(&client, "mem_save", json!({"text": "The cache warms at start.\n\nMCP-SAVED-BODY: warm it.", "agent": "researcher"})).await;
+    assert!(again.starts_with("Already saved"), "{again}");
+    let found = call(&client, "mem_search", json!({"query": "cache"})).await;
+    assert!(found.contains(&format!("[{id}]")), "{found}");
+    let body = call(&client, "mem_get", json!({"id": id})).await;
+    assert!(body.contains("MCP-SAVED-BODY: warm it."), "{body}");
+    let missing = call(&client, "output_get", json!({"id": "0123456789ab"})).await;
+    assert!(
+        missing.starts_with("agentctx: output_get failed"),
+        "{missing}"
+    );
+    client.cancel().await.unwrap();
+}
