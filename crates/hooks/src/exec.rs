@@ -406,9 +406,13 @@ pub fn codex_permissions(
     root: &Path,
 ) -> Result<Vec<(&'static str, String, &'static str)>, ExecError> {
     let rules = Rules::load(root, &host.config.project_agent_rules)?.with_home(host.home());
-    // The state folder is named read-only: it exists from now on.
+    // The state folder and agentctx's cache are named read-only: they
+    // exist from now on (Codex's profile names only what exists).
     if let Some(state) = agentctx_config::state_dir(host.env) {
         let _ = std::fs::create_dir_all(state);
+    }
+    if let Some(cache) = host.env.xdg_dir("XDG_CACHE_HOME", ".cache") {
+        let _ = std::fs::create_dir_all(cache.join("agentctx"));
     }
     let plan = plan_for(host, &rules, true, None)?;
     let root = rules.root();
