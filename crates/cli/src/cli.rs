@@ -477,6 +477,10 @@ pub struct InstallArgs {
     /// agentctx then gives the chain at start and path-only reminders.
     #[arg(long)]
     pub replace_agents_md_loader: bool,
+    /// Also register `agentctx mcp` as an MCP server: Claude Code's project
+    /// `.mcp.json`, Codex's `[mcp_servers.agentctx]` in $CODEX_HOME/config.toml.
+    #[arg(long)]
+    pub mcp: bool,
     /// Codex: record agentctx's hooks as trusted in $CODEX_HOME/config.toml
     /// (what trusting them in Codex's TUI does); without it, trust them there.
     #[arg(long)]

@@ -241,3 +241,55 @@ async fn memory_saved_is_found_and_read_back() {
     );
     client.cancel().await.unwrap();
 }
+
+/// `install --mcp` registers the server beside the project's own servers
+/// and in Codex's config; uninstall gives back the files byte for byte.
+#[test]
+fn install_mcp_registers_the_server_and_uninstall_restores_every_byte() {
+    let dir = project();
+    let root = dir.path().join("repo");
+    let home = dir.path().join("home");
+    let codex = dir.path().join("codex-home");
+    std::fs::create_dir_all(&codex).unwrap();
+    let mine = "{\n  \"mcpServers\": {\"github\": {\"command\": \"gh\"}}\n}\n";
+    std::fs::write(root.join(".mcp.json"), mine).unwrap();
+    let config = "model = \"gpt-5.5\" # mine\n";
+    std::fs::write(codex.join("config.toml"), config).unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(agentctx())
+            .args(args)
+            .current_dir(&root)
+            .env_clear()
+            .env("HOME", &home)
+            .env("CODEX_HOME", &codex)
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&["install", "claude", "--mcp", "--agent-version", "2.1.330"]);
+    run(&["install", "codex", "--mcp", "--agent-version", "0.169.0"]);
+    let servers: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join(".mcp.json")).unwrap()).unwrap();
+    assert_eq!(servers["mcpServers"]["agentctx"]["args"], json!(["mcp"]));
+    assert_eq!(servers["mcpServers"]["github"]["command"], "gh");
+    let toml = std::fs::read_to_string(codex.join("config.toml")).unwrap();
+    assert!(
+        toml.contains("[mcp_servers.agentctx]") && toml.contains("# mine"),
+        "{toml}"
+    );
+    run(&["uninstall", "claude"]);
+    run(&["uninstall", "codex"]);
+    assert_eq!(
+        std::fs::read_to_string(root.join(".mcp.json")).unwrap(),
+        mine
+    );
+    assert_eq!(
+        std::fs::read_to_string(codex.join("config.toml")).unwrap(),
+        config
+    );
+}

@@ -66,6 +66,7 @@ fn run(
         codex_trust: args.trust,
         agent_version,
         codex_profile,
+        mcp: args.mcp,
     };
     let changes = if adding {
         plan_install(&request, &places)?

@@ -21,6 +21,7 @@ mod claude;
 mod codex;
 mod entries;
 mod manifest;
+mod mcp;
 mod setup;
 
 use std::path::{Path, PathBuf};
@@ -67,6 +68,10 @@ pub struct Parts {
     /// refuse what the rules mask (permission profile `agentctx`).
     #[serde(default)]
     pub codex_profile: bool,
+    /// `agentctx mcp` registered as an MCP server (`agentctx` in the
+    /// project's `.mcp.json`, or `[mcp_servers.agentctx]` in Codex's config).
+    #[serde(default)]
+    pub mcp: bool,
 }
 
 impl Parts {
@@ -76,6 +81,7 @@ impl Parts {
             || self.notify
             || self.codex_trust
             || self.codex_profile
+            || self.mcp
     }
 
     fn without(self, other: Self) -> Self {
@@ -85,6 +91,7 @@ impl Parts {
             notify: self.notify && !other.notify,
             codex_trust: self.codex_trust && !other.codex_trust,
             codex_profile: self.codex_profile && !other.codex_profile,
+            mcp: self.mcp && !other.mcp,
         }
     }
 
@@ -95,6 +102,7 @@ impl Parts {
             notify: self.notify || other.notify,
             codex_trust: self.codex_trust || other.codex_trust,
             codex_profile: self.codex_profile || other.codex_profile,
+            mcp: self.mcp || other.mcp,
         }
     }
 }
@@ -123,6 +131,8 @@ pub struct Request {
     /// makes Codex's own sandbox refuse what the rules mask
     /// ([`crate::codex_permissions`]); `None` writes none.
     pub codex_profile: Option<Vec<(&'static str, String, &'static str)>>,
+    /// Also register `agentctx mcp` as an MCP server with the agent.
+    pub mcp: bool,
 }
 
 /// `X.Y.Z` at the start of a version text (`2.1.330 (Claude Code)`).
@@ -366,6 +376,8 @@ enum FileKind {
     CodexConfig,
     /// A project's `.codex/config.toml` (the permission profile).
     CodexProjectConfig,
+    /// A project's `.mcp.json` (Claude Code's project MCP servers).
+    McpJson,
 }
 
 /// One file install or uninstall concerns.
@@ -402,6 +414,18 @@ fn targets(request: &Request, places: &Places, adding: bool) -> Result<Vec<Targe
                 Scope::User => user()?,
             };
             targets.push(target(settings, FileKind::ClaudeSettings, hooks));
+            // The MCP server: the project's `.mcp.json` (Claude Code asks
+            // once before it starts a project's server).
+            if request.mcp || !adding {
+                targets.push(target(
+                    places.root.join(".mcp.json"),
+                    FileKind::McpJson,
+                    Parts {
+                        mcp: true,
+                        ..Parts::default()
+                    },
+                ));
+            }
             let undo_option = !adding && places.claude_user_settings.is_some();
             if request.agents_md_plugin_off || undo_option {
                 // Claude Code reads plugin options from the user settings only.
@@ -434,6 +458,19 @@ fn targets(request: &Request, places: &Places, adding: bool) -> Result<Vec<Targe
                     FileKind::CodexProjectConfig,
                     Parts {
                         codex_profile: true,
+                        ..Parts::default()
+                    },
+                ));
+            }
+            // MCP servers live in the user config whatever the scope.
+            if (request.mcp || !adding)
+                && let Some(home) = places.codex_home.clone()
+            {
+                targets.push(target(
+                    home.join("config.toml"),
+                    FileKind::CodexConfig,
+                    Parts {
+                        mcp: true,
                         ..Parts::default()
                     },
                 ));
@@ -516,7 +553,19 @@ fn edit(
             edit_claude_settings(text, &request.program, parts, adding, request.agent_version)
         }
         FileKind::CodexHooks if parts.hooks => edit_codex_hooks(text, &request.program, adding),
-        FileKind::CodexConfig if parts.codex_trust => edit_codex_trust(text, trust, adding),
+        FileKind::CodexConfig if parts.codex_trust || parts.mcp => {
+            let trusted = if parts.codex_trust {
+                edit_codex_trust(text, trust, adding)
+            } else {
+                Ok(original.to_owned())
+            };
+            match trusted {
+                Ok(t) if parts.mcp => mcp::edit_codex_mcp(Some(&t), &request.program, adding),
+                other => other,
+            }
+        }
+        FileKind::McpJson if parts.mcp => mcp::edit_mcp_json(text, &request.program, adding),
+        FileKind::McpJson => Ok(original.to_owned()),
         FileKind::CodexProjectConfig if parts.codex_profile => {
             let entries = request.codex_profile.as_deref().unwrap_or_default();
             codex::edit_codex_profile(text, entries, adding)
@@ -548,6 +597,7 @@ fn mentions_agentctx(kind: FileKind, text: &str, parts: Parts, trust: &TrustEntr
         FileKind::CodexHooks => text.contains("agentctx"),
         FileKind::CodexConfig => trust.iter().any(|(key, _)| text.contains(key.as_str())),
         FileKind::CodexProjectConfig => text.contains("agentctx"),
+        FileKind::McpJson => text.contains("agentctx"),
     }
 }
 
@@ -618,11 +668,13 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
                 notify: m.parts.notify,
                 codex_trust: parts.codex_trust,
                 codex_profile: parts.codex_profile,
+                mcp: parts.mcp && m.parts.mcp,
             },
             None => Parts {
                 hooks: parts.hooks,
                 codex_trust: parts.codex_trust,
                 codex_profile: parts.codex_profile,
+                mcp: parts.mcp,
                 ..Parts::default()
             },
         };

@@ -34,6 +34,7 @@ fn request(agent: HookAgent, scope: Scope) -> Request {
         codex_trust: false,
         agent_version: None,
         codex_profile: None,
+        mcp: false,
     }
 }
 
@@ -414,6 +415,7 @@ fn codex_advice_depends_on_the_trust_recorded() {
         codex_trust: false,
         agent_version: None,
         codex_profile: None,
+        mcp: false,
     };
     assert!(advice(&request).unwrap().contains("Trust all and continue"));
     request.codex_trust = true;
