@@ -145,6 +145,12 @@ pub struct McpArgs {
     /// Only these tools (comma-separated; default: AGENTCTX_MCP_TOOLS, else all).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub tools: Option<Vec<String>>,
+    /// Serve streamable HTTP on 127.0.0.1 instead of stdio (prints the address).
+    #[arg(long)]
+    pub http: bool,
+    /// The HTTP port (0 picks a free one).
+    #[arg(long, default_value_t = 0, requires = "http")]
+    pub port: u16,
 }
 
 #[derive(Debug, Subcommand)]

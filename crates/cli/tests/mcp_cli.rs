@@ -293,3 +293,65 @@ fn install_mcp_registers_the_server_and_uninstall_restores_every_byte() {
         config
     );
 }
+
+/// Streamable HTTP on 127.0.0.1: an `initialize` is answered; a request
+/// naming another `Host` (a page that rebinds its name to 127.0.0.1) is
+/// refused.
+#[test]
+fn http_answers_on_loopback_and_refuses_another_host() {
+    use std::io::{BufRead as _, Read as _, Write as _};
+    let dir = project();
+    let mut child = std::process::Command::new(agentctx())
+        .args(["mcp", "--http"])
+        .current_dir(dir.path().join("repo"))
+        .env_clear()
+        .env("HOME", dir.path().join("home"))
+        .env("PATH", "/usr/bin:/bin")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let address = first
+        .trim()
+        .strip_prefix("listening on http://")
+        .unwrap()
+        .trim_end_matches('/')
+        .to_owned();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let post = |host: &str| {
+        let mut stream = std::net::TcpStream::connect(&address).unwrap();
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .unwrap();
+        write!(
+            stream,
+            "POST / HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 4096];
+        // Until the first event arrives (the stream may stay open).
+        while let Ok(n) = stream.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            answer.extend_from_slice(&buf[..n]);
+            if String::from_utf8_lossy(&answer).contains("serverInfo") {
+                break;
+            }
+        }
+        String::from_utf8_lossy(&answer).into_owned()
+    };
+    let answer = post(&address);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("serverInfo"), "{answer}");
+    let refused = post("evil.example");
+    assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

@@ -140,6 +140,59 @@ pub fn tools_from_env(env: &agentctx_config::Environment) -> Option<Vec<String>>
     })
 }
 
+/// Serves MCP over streamable HTTP on 127.0.0.1 (`port` 0 picks a free
+/// one) until the process ends, at `http://127.0.0.1:PORT/`. Only requests
+/// whose `Host` is `127.0.0.1:PORT` or `localhost:PORT` are answered (a web
+/// page cannot reach it by rebinding a name of its own to 127.0.0.1).
+/// `on_listening` gets the bound address.
+///
+/// # Errors
+/// The runtime cannot start, the port cannot be bound, a tool name in
+/// `only` is unknown.
+pub fn run_http(
+    state: ServerState,
+    only: Option<&[String]>,
+    port: u16,
+    on_listening: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), ServeError> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let server = ContextServer::new(state, only)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port))
+            .await
+            .map_err(ServeError::Runtime)?;
+        let address = listener.local_addr().map_err(ServeError::Runtime)?;
+        on_listening(address);
+        let mut config = StreamableHttpServerConfig::default();
+        config.allowed_hosts = vec![
+            format!("127.0.0.1:{}", address.port()),
+            format!("localhost:{}", address.port()),
+        ];
+        let service = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        loop {
+            let (stream, _) = listener.accept().await.map_err(ServeError::Runtime)?;
+            let service = hyper_util::service::TowerToHyperService::new(service.clone());
+            tokio::spawn(async move {
+                // A connection that fails ends alone.
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    })
+}
+
 /// Serves MCP over stdin and stdout until the client closes them.
 ///
 /// # Errors

@@ -1,5 +1,5 @@
-//! `agentctx mcp`: the MCP server over stdio (agentctx_mcp). stdout is the
-//! protocol's: nothing else is written there.
+//! `agentctx mcp`: the MCP server over stdio (stdout is the protocol's:
+//! nothing else is written there) or streamable HTTP on 127.0.0.1.
 
 use crate::cli::McpArgs;
 use crate::commands::{Invocation, Outcome};
@@ -15,6 +15,15 @@ pub fn run(inv: &Invocation, args: &McpArgs) -> anyhow::Result<Outcome> {
         .tools
         .clone()
         .or_else(|| agentctx_mcp::tools_from_env(&inv.env));
-    agentctx_mcp::run_stdio(state, only.as_deref())?;
+    if args.http {
+        agentctx_mcp::run_http(state, only.as_deref(), args.port, |address| {
+            use std::io::Write as _;
+            let mut out = std::io::stdout();
+            let _ = writeln!(out, "listening on http://{address}/");
+            let _ = out.flush();
+        })?;
+    } else {
+        agentctx_mcp::run_stdio(state, only.as_deref())?;
+    }
     Ok(Outcome::Success)
 }
