@@ -151,6 +151,9 @@ pub struct McpArgs {
     /// The HTTP port (0 picks a free one).
     #[arg(long, default_value_t = 0, requires = "http")]
     pub port: u16,
+    /// API base for github:/gitlab: remotes (GitHub Enterprise, self-hosted GitLab).
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -7,6 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "../../filelist/tests/support/server.rs"]
+mod server;
+
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
@@ -354,4 +357,40 @@ fn http_answers_on_loopback_and_refuses_another_host() {
     assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
     child.kill().unwrap();
     child.wait().unwrap();
+}
+
+/// `files` with `remote` and `file` reads lines of one file of a
+/// repository that is not cloned (a scripted API on 127.0.0.1, answers in
+/// GitHub's documented shapes: a guess, as this machine cannot reach it).
+#[tokio::test(flavor = "current_thread")]
+async fn a_remote_file_is_read_by_lines() {
+    let sha = "c0ffee0000000000000000000000000000000001";
+    let s = server::Server::start();
+    s.route("/repos/acme/app/commits/main", server::ok(sha.into()));
+    let tree = r#"{"sha": "t", "url": "x", "truncated": false, "tree": [
+        {"path": "src", "mode": "040000", "type": "tree"},
+        {"path": "src/lib.rs", "mode": "100644", "type": "blob", "size": 40}
+    ]}"#;
+    s.route(
+        &format!("/repos/acme/app/git/trees/{sha}?recursive=1"),
+        server::ok(tree.into()),
+    );
+    let body: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    s.route(
+        &format!("/repos/acme/app/contents/src/lib.rs?ref={sha}"),
+        server::ok(body),
+    );
+    let dir = project();
+    let client = start(dir.path(), &["--api-url", &s.base]).await;
+    let lines = call(
+        &client,
+        "files",
+        json!({"remote": "github:acme/app@main", "file": "src/lib.rs", "lines": "3-5"}),
+    )
+    .await;
+    assert_eq!(
+        lines,
+        format!("acme/app@{sha}:src/lib.rs lines 3-5 of 10\nline 3\nline 4\nline 5\n")
+    );
+    client.cancel().await.unwrap();
 }

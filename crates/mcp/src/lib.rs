@@ -14,6 +14,7 @@
 //!     env: agentctx_config::Environment::from_process(),
 //!     cwd: std::env::current_dir()?,
 //!     program: None,
+//!     api_url: None,
 //! };
 //! run_stdio(state, None)?; // serves until stdin closes
 //! # Ok(())
@@ -82,6 +83,9 @@ pub struct ServerState {
     pub cwd: PathBuf,
     /// The agentctx program (named in the memory index's instructions).
     pub program: Option<PathBuf>,
+    /// The API base for `github:`/`gitlab:` remotes (GitHub Enterprise, a
+    /// self-hosted GitLab); `None`: the public ones.
+    pub api_url: Option<String>,
 }
 
 /// The MCP server.

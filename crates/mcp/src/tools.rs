@@ -72,15 +72,15 @@ fn expand_home(path: &str, env: &agentctx_config::Environment) -> PathBuf {
     }
 }
 
-/// `github:OWNER/REPO[@REF]` or `gitlab:...`.
-fn remote_of(spec: &str) -> Option<agentctx_filelist::RemoteRepo> {
+/// `github:OWNER/REPO[@REF]` or `gitlab:...`, against `api` when given.
+fn remote_of(spec: &str, api: Option<&str>) -> Option<agentctx_filelist::RemoteRepo> {
     use agentctx_filelist::{Platform, RemoteRepo};
     let (platform, rest) = match spec.split_once(':')? {
         ("github", rest) => (Platform::GitHub, rest),
         ("gitlab", rest) => (Platform::GitLab, rest),
         _ => return None,
     };
-    Some(RemoteRepo::parse(platform, rest, None))
+    Some(RemoteRepo::parse(platform, rest, api))
 }
 
 #[tool_router(vis = "pub(crate)")]
@@ -91,7 +91,7 @@ impl ContextServer {
     async fn context(&self, Parameters(request): Parameters<ContextRequest>) -> String {
         let host = self.host();
         let composed = match request.remote.as_deref() {
-            Some(spec) => match remote_of(spec) {
+            Some(spec) => match remote_of(spec, self.state.api_url.as_deref()) {
                 Some(repo) => agentctx_hooks::compose_remote(&host, &repo, false),
                 None => {
                     return failed(
@@ -208,12 +208,21 @@ impl ContextServer {
     }
 
     #[tool(
-        description = "The project's file list within a token budget, the most useful entries first (README, manifests, sources before generated files). `path`: a folder; `remote`: github:OWNER/REPO[@REF] or gitlab:GROUP/PROJECT[@REF]. Paged: max_tokens, cursor."
+        description = "The project's file list within a token budget, the most useful entries first (README, manifests, sources before generated files). `path`: a folder; `remote`: github:OWNER/REPO[@REF] or gitlab:GROUP/PROJECT[@REF]; with `remote`, `file` (and `lines`: FIRST-LAST) reads that file's lines instead. Paged: max_tokens, cursor."
     )]
     async fn files(&self, Parameters(request): Parameters<FilesRequest>) -> String {
         let host = self.host();
+        if let (Some(spec), Some(file)) = (request.remote.as_deref(), request.file.as_deref()) {
+            return match remote_of(spec, self.state.api_url.as_deref()) {
+                Some(repo) => match remote_lines(&host, &repo, file, request.lines.as_deref()) {
+                    Ok(text) => page(&text, &request.paging),
+                    Err(error) => failed("files", error),
+                },
+                None => failed("files", format!("{spec:?} is not github:OWNER/REPO or gitlab:GROUP/PROJECT")),
+            };
+        }
         let text = match request.remote.as_deref() {
-            Some(spec) => match remote_of(spec) {
+            Some(spec) => match remote_of(spec, self.state.api_url.as_deref()) {
                 Some(repo) => agentctx_hooks::compose_remote(&host, &repo, false)
                     .parts()
                     .filter(|p| p.kind == agentctx_types::ContextPartKind::Files)
@@ -379,6 +388,55 @@ impl ContextServer {
             Err(error) => failed("output_get", error),
         }
     }
+}
+
+/// Lines `range` (`FIRST-LAST`, 1-based) of `file` in `repo` at the commit
+/// its listing names, headed by where they come from.
+fn remote_lines(
+    host: &Host<'_>,
+    repo: &agentctx_filelist::RemoteRepo,
+    file: &str,
+    range: Option<&str>,
+) -> Result<String, String> {
+    use agentctx_filelist::{FileListOptions, remote};
+    let options = FileListOptions::layered(
+        &host.config.file_list_context,
+        &agentctx_types::FileListOverrides::default(),
+    );
+    let remote_options = agentctx_hooks::remote_options(host, repo.platform, &options, false, true);
+    let listing = remote::fetch(repo, &remote_options).map_err(|e| e.to_string())?;
+    let commit = listing
+        .commit
+        .clone()
+        .ok_or("the listing names no commit")?;
+    let text = remote::fetch_file(repo, &commit, file.trim_start_matches('/'), &remote_options)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("{file}: no such file, or larger than 256 KiB"))?;
+    let lines: Vec<&str> = text.lines().collect();
+    let (first, last) = match range {
+        None => (1, lines.len()),
+        Some(range) => {
+            let (a, b) = range.split_once('-').unwrap_or((range, range));
+            let first: usize = a.trim().parse().map_err(|_| format!("lines {range:?}: FIRST-LAST"))?;
+            let last: usize = match b.trim() {
+                "" => lines.len(),
+                b => b.parse().map_err(|_| format!("lines {range:?}: FIRST-LAST"))?,
+            };
+            (first.max(1), last.min(lines.len()))
+        }
+    };
+    let mut out = format!(
+        "{}@{commit}:{file} lines {first}-{last} of {}\n",
+        repo.repo,
+        lines.len()
+    );
+    if first <= last {
+        for line in &lines[first - 1..last] {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Ok(out)
 }
 
 /// A guard's verdict as a line for the model.

@@ -61,7 +61,8 @@ pub struct RulesCheckRequest {
     pub access: Option<String>,
 }
 
-/// `files`: the project's file list within a budget.
+/// `files`: the project's file list within a budget, or lines of one file
+/// of a remote repository.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub struct FilesRequest {
@@ -71,6 +72,13 @@ pub struct FilesRequest {
     /// `github:OWNER/REPO[@REF]` or `gitlab:GROUP/PROJECT[@REF]` instead of a folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remote: Option<String>,
+    /// With `remote`: a file of it to read instead of the list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// With `file`: the lines to read, `FIRST-LAST` (1-based, inclusive;
+    /// `FIRST-` to the end); default all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<String>,
     /// Paging.
     #[serde(flatten)]
     pub paging: Paging,

@@ -10,6 +10,7 @@ pub fn run(inv: &Invocation, args: &McpArgs) -> anyhow::Result<Outcome> {
         env: inv.env.clone(),
         cwd: inv.cwd.clone(),
         program: inv.program.clone(),
+        api_url: args.api_url.clone(),
     };
     let only = args
         .tools
