@@ -218,7 +218,10 @@ impl ContextServer {
                     Ok(text) => page(&text, &request.paging),
                     Err(error) => failed("files", error),
                 },
-                None => failed("files", format!("{spec:?} is not github:OWNER/REPO or gitlab:GROUP/PROJECT")),
+                None => failed(
+                    "files",
+                    format!("{spec:?} is not github:OWNER/REPO or gitlab:GROUP/PROJECT"),
+                ),
             };
         }
         let text = match request.remote.as_deref() {
@@ -417,10 +420,15 @@ fn remote_lines(
         None => (1, lines.len()),
         Some(range) => {
             let (a, b) = range.split_once('-').unwrap_or((range, range));
-            let first: usize = a.trim().parse().map_err(|_| format!("lines {range:?}: FIRST-LAST"))?;
+            let first: usize = a
+                .trim()
+                .parse()
+                .map_err(|_| format!("lines {range:?}: FIRST-LAST"))?;
             let last: usize = match b.trim() {
                 "" => lines.len(),
-                b => b.parse().map_err(|_| format!("lines {range:?}: FIRST-LAST"))?,
+                b => b
+                    .parse()
+                    .map_err(|_| format!("lines {range:?}: FIRST-LAST"))?,
             };
             (first.max(1), last.min(lines.len()))
         }
