@@ -564,3 +564,110 @@ fn mcp_configs_runtime_sockets_and_executable_caches_stay_out_of_reach() {
     exec(&s, &agentctx_bin(), &[], "echo '{}' > .mcp.json");
     assert!(!s.root.join(".mcp.json").exists());
 }
+
+/// As a careless or prompt-injected agent would try it, after the fixes:
+/// other spellings of the same paths, a sub-agent's call, a call whose cwd
+/// moved out of the project, Codex's patch tool, an MCP tool writing a
+/// protected name bare, and the prompt hook with a payload that names
+/// another session's files.
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn a_careless_agent_reaches_nothing_the_sandbox_keeps_by_another_way() {
+    let s = project();
+    let root = s.root.display().to_string();
+    let elsewhere = s.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let claude = |tool: &str, input: serde_json::Value, extra: serde_json::Value| {
+        let mut payload = serde_json::json!({
+            "session_id": "attack",
+            "cwd": s.root,
+            "hook_event_name": "PreToolUse",
+            "permission_mode": "bypassPermissions",
+            "tool_name": tool,
+            "tool_input": input,
+            "tool_use_id": "toolu_attack",
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            payload[k] = v.clone();
+        }
+        s.agentctx_with_input(
+            &s.root,
+            &["hook", "--agent", "claude"],
+            &payload.to_string(),
+        )
+        .stdout
+    };
+    let none = serde_json::json!({});
+    for (what, tool, input, extra) in [
+        (
+            "dots and doubled slashes",
+            "Write",
+            serde_json::json!({"file_path": format!("{root}/./.git//hooks/../hooks/post-checkout"), "content": "x"}),
+            none.clone(),
+        ),
+        (
+            "relative to the cwd",
+            "Edit",
+            serde_json::json!({"file_path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = x"}),
+            none.clone(),
+        ),
+        (
+            "a sub-agent",
+            "Write",
+            serde_json::json!({"file_path": format!("{root}/.git/hooks/pre-push"), "content": "x"}),
+            serde_json::json!({"agent_id": "a1", "agent_type": "engineer"}),
+        ),
+        (
+            "a cwd outside the project",
+            "Write",
+            serde_json::json!({"file_path": format!("{root}/.git/hooks/pre-push"), "content": "x"}),
+            serde_json::json!({"cwd": elsewhere}),
+        ),
+        (
+            "the MCP server file, bare",
+            "mcp__fs__write_file",
+            serde_json::json!({"path": ".mcp.json", "content": "{}"}),
+            none.clone(),
+        ),
+        (
+            "a new git entry",
+            "Write",
+            serde_json::json!({"file_path": format!("{root}/.git/commondir"), "content": "/tmp/x"}),
+            none.clone(),
+        ),
+    ] {
+        let answer = claude(tool, input, extra);
+        assert!(answer.contains("\"deny\""), "{what}: {answer}");
+    }
+    // Codex's patch tool, with a header Codex trims.
+    let patch = format!(
+        "*** Begin Patch\n  *** Add File: {root}/.git/hooks/pre-commit\n+#!/bin/sh\n*** End Patch\n"
+    );
+    let payload = serde_json::json!({
+        "session_id": "attack-codex",
+        "turn_id": "t1",
+        "cwd": s.root,
+        "hook_event_name": "PreToolUse",
+        "permission_mode": "bypassPermissions",
+        "tool_name": "apply_patch",
+        "tool_input": {"command": patch},
+        "tool_use_id": "call_1",
+    });
+    let run = s.agentctx_with_input(&s.root, &["hook", "--agent", "codex"], &payload.to_string());
+    assert!(
+        run.stdout.contains("\"deny\""),
+        "codex patch: {}",
+        run.stdout
+    );
+    // The prompt hook gives nothing outside its session's project: another
+    // folder named as the cwd of a session anchored here changes nothing.
+    let prompt = serde_json::json!({
+        "session_id": "attack-codex",
+        "turn_id": "t2",
+        "cwd": elsewhere,
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "go",
+    });
+    let run = s.agentctx_with_input(&s.root, &["hook", "--agent", "codex"], &prompt.to_string());
+    assert!(!run.stdout.contains("elsewhere"), "{}", run.stdout);
+}
