@@ -238,12 +238,10 @@ pub(crate) fn why_escape(host: &Host<'_>, rules: &Rules, path: &Path) -> Option<
         // Whether they exist or not (a file tool creates what a command
         // would have had set aside): git's entries, and `HEAD` (broken, it
         // makes git take the project folder for a repository).
-        .chain(git.iter().flat_map(|g| {
-            GIT_ENTRIES
-                .iter()
-                .chain(&["HEAD"])
-                .map(move |e| g.join(e))
-        }))
+        .chain(
+            git.iter()
+                .flat_map(|g| GIT_ENTRIES.iter().chain(&["HEAD"]).map(move |e| g.join(e))),
+        )
         .chain(
             home.iter()
                 .flat_map(|h| HOME_ENTRIES.iter().map(move |e| h.join(e))),
