@@ -147,26 +147,20 @@ impl Host<'_> {
     }
 
     /// The state folder and the name of `input`'s agent in it
-    /// (`<session>` or `<session>+<agent>`), for the files kept beside its
-    /// state (the recall index, the user-message marker); `None` without a
-    /// session id or a state folder, or for an id that cannot name a file
-    /// (the session state's own rule).
+    /// (`<session>` or `<session>+<agent>`, its state file's stem), for the
+    /// files kept beside its state (the recall index, the user-message
+    /// marker); `None` without a session id or a state folder, or for ids
+    /// the session state refuses.
     pub(crate) fn session_files(
         &self,
         input: &agentctx_types::HookInput,
     ) -> Option<(PathBuf, String)> {
         let dir = self.sessions_dir()?;
         let agent = input.agent_id.as_deref().filter(|a| !a.is_empty());
-        let session = input.session_id.as_deref()?;
-        let id = match agent {
-            Some(agent) => format!("{session}+{agent}"),
-            None => session.to_owned(),
-        };
-        let plain = !id.starts_with('.')
-            && id.len() <= 401
-            && id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+'));
-        plain.then_some((dir, id))
+        let store =
+            agentctx_core::SessionStore::for_agent(&dir, input.session_id.as_deref()?, agent)
+                .ok()?;
+        let stem = store.path().file_stem()?.to_str()?.to_owned();
+        Some((dir, stem))
     }
 }
