@@ -5,30 +5,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
+#[path = "support/git.rs"]
+mod support_git;
+use support_git::git;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use agentctx_agentmem::{IdentityOptions, identify, recall_keys};
 use agentctx_types::IdentityRule;
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// A repository with three commits and a package, in `dir/name`.
 fn repo(dir: &Path, name: &str) -> PathBuf {

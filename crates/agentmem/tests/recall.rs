@@ -5,8 +5,11 @@
 #![cfg(feature = "store")]
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
+#[path = "support/git.rs"]
+mod support_git;
+use support_git::git;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use agentctx_agentmem::{
     CaptureOutcome, CaptureSettings, IdentityOptions, MemoryStore, RecallRequest, Scope,
@@ -23,25 +26,6 @@ impl TokenCounter for Quarter {
     fn count(&self, text: &str) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
         Ok(text.len().div_ceil(4))
     }
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 struct World {

@@ -6,35 +6,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
+#[path = "../../agentmem/tests/support/git.rs"]
+mod support_git;
+use support_git::git;
+
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::{
     TestEnv, agentctx_with_input as agentctx, claude_payload as payload, hook_context as context,
     run,
 };
 use serde_json::json;
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// A repository (the test's project) with a commit, a worktree of it, and
 /// an unrelated repository.
