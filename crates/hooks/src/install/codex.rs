@@ -145,24 +145,8 @@ pub fn edit_codex_trust(
     if !adding && doc.get("hooks").is_none() {
         return Ok(original.to_owned());
     }
-    let hooks = doc
-        .entry("hooks")
-        .or_insert_with(|| {
-            let mut table = toml_edit::Table::new();
-            table.set_implicit(true);
-            toml_edit::Item::Table(table)
-        })
-        .as_table_mut()
-        .ok_or_else(|| SettingsError::shape("hooks", "a table"))?;
-    let state = hooks
-        .entry("state")
-        .or_insert_with(|| {
-            let mut table = toml_edit::Table::new();
-            table.set_implicit(true);
-            toml_edit::Item::Table(table)
-        })
-        .as_table_mut()
-        .ok_or_else(|| SettingsError::shape("hooks.state", "a table"))?;
+    let hooks = implicit_table(doc.as_table_mut(), "hooks", "hooks")?;
+    let state = implicit_table(hooks, "state", "hooks.state")?;
     for (key, hash) in entries {
         if adding {
             let entry = state
@@ -233,15 +217,7 @@ pub fn edit_codex_profile(
         });
     }
     doc.insert("default_permissions", toml_edit::value(profile));
-    let permissions = doc
-        .entry("permissions")
-        .or_insert_with(|| {
-            let mut table = toml_edit::Table::new();
-            table.set_implicit(true);
-            toml_edit::Item::Table(table)
-        })
-        .as_table_mut()
-        .ok_or_else(|| SettingsError::shape("permissions", "a table"))?;
+    let permissions = implicit_table(doc.as_table_mut(), "permissions", "permissions")?;
     let mut filesystem = toml_edit::Table::new();
     let mut workspace = toml_edit::Table::new();
     for (table, key, access) in entries {
@@ -315,4 +291,22 @@ mod tests {
         let removed = edit_codex_profile(Some(&added), &[], false).unwrap();
         assert_eq!(removed.trim(), original.trim());
     }
+}
+
+/// The table at `key` in `parent` (made, implicit, when missing): `shown`
+/// names it in the error when something else stands there.
+pub(super) fn implicit_table<'t>(
+    parent: &'t mut toml_edit::Table,
+    key: &str,
+    shown: &str,
+) -> Result<&'t mut toml_edit::Table, SettingsError> {
+    parent
+        .entry(key)
+        .or_insert_with(|| {
+            let mut table = toml_edit::Table::new();
+            table.set_implicit(true);
+            toml_edit::Item::Table(table)
+        })
+        .as_table_mut()
+        .ok_or_else(|| SettingsError::shape(shown, "a table"))
 }

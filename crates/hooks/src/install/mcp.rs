@@ -49,15 +49,7 @@ pub(super) fn edit_codex_mcp(
     if !adding && doc.get("mcp_servers").is_none() {
         return Ok(original.to_owned());
     }
-    let servers = doc
-        .entry("mcp_servers")
-        .or_insert_with(|| {
-            let mut table = toml_edit::Table::new();
-            table.set_implicit(true);
-            toml_edit::Item::Table(table)
-        })
-        .as_table_mut()
-        .ok_or_else(|| SettingsError::shape("mcp_servers", "a table"))?;
+    let servers = super::codex::implicit_table(doc.as_table_mut(), "mcp_servers", "mcp_servers")?;
     if adding {
         let mut server = toml_edit::Table::new();
         server.insert("command", toml_edit::value(program));
