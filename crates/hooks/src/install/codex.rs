@@ -236,6 +236,24 @@ pub fn edit_codex_profile(
     Ok(doc.to_string())
 }
 
+/// The table at `key` in `parent` (made, implicit, when missing): `shown`
+/// names it in the error when something else stands there.
+pub(super) fn implicit_table<'t>(
+    parent: &'t mut toml_edit::Table,
+    key: &str,
+    shown: &str,
+) -> Result<&'t mut toml_edit::Table, SettingsError> {
+    parent
+        .entry(key)
+        .or_insert_with(|| {
+            let mut table = toml_edit::Table::new();
+            table.set_implicit(true);
+            toml_edit::Item::Table(table)
+        })
+        .as_table_mut()
+        .ok_or_else(|| SettingsError::shape(shown, "a table"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,22 +309,4 @@ mod tests {
         let removed = edit_codex_profile(Some(&added), &[], false).unwrap();
         assert_eq!(removed.trim(), original.trim());
     }
-}
-
-/// The table at `key` in `parent` (made, implicit, when missing): `shown`
-/// names it in the error when something else stands there.
-pub(super) fn implicit_table<'t>(
-    parent: &'t mut toml_edit::Table,
-    key: &str,
-    shown: &str,
-) -> Result<&'t mut toml_edit::Table, SettingsError> {
-    parent
-        .entry(key)
-        .or_insert_with(|| {
-            let mut table = toml_edit::Table::new();
-            table.set_implicit(true);
-            toml_edit::Item::Table(table)
-        })
-        .as_table_mut()
-        .ok_or_else(|| SettingsError::shape(shown, "a table"))
 }
