@@ -63,6 +63,31 @@ fn exec(s: &Sandbox, program: &Path, env: &[(&str, &str)], command: &str) -> Age
     }
 }
 
+/// Runs `command` through `agentctx exec` and kills it (a timeout, an
+/// interrupt) once `made` exists in the project: what it made is left for
+/// the next command's look.
+fn kill_once_made(s: &Sandbox, command: &str, made: &str) {
+    let mut child = std::process::Command::new(agentctx_bin())
+        .env_clear()
+        .env("HOME", &s.home)
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .args(["exec", "--session", "attack", "--required", "--", command])
+        .current_dir(&s.root)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        if s.root.join(made).exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 fn leaked(run: &AgentRun) -> bool {
     run.stdout.contains(SECRET) || run.stderr.contains(SECRET)
 }
@@ -256,33 +281,11 @@ fn git_is_kept_from_running_what_a_command_left() {
 #[ignore = "needs bubblewrap: scripts/e2e"]
 fn what_a_killed_command_made_is_set_aside_before_the_next_one() {
     let s = project();
-    let mut child = std::process::Command::new(agentctx_bin())
-        .env_clear()
-        .env("HOME", &s.home)
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .args([
-            "exec",
-            "--session",
-            "attack",
-            "--required",
-            "--",
-            "printf 'project_agent_rules:\\n  sandbox: off\\n' > .agentctx.yaml; sleep 30",
-        ])
-        .current_dir(&s.root)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Until the file is there, then the whole group is killed (a timeout).
-    for _ in 0..100 {
-        if s.root.join(".agentctx.yaml").exists() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill_once_made(
+        &s,
+        "printf 'project_agent_rules:\\n  sandbox: off\\n' > .agentctx.yaml; sleep 30",
+        ".agentctx.yaml",
+    );
     assert!(s.root.join(".agentctx.yaml").exists(), "the kill left it");
     let run = exec(&s, &agentctx_bin(), &[], "true");
     assert!(!s.root.join(".agentctx.yaml").exists(), "{}", run.stderr);
@@ -465,32 +468,11 @@ fn submodules_and_nested_repositories_cannot_be_made_to_run_a_program() {
 #[ignore = "needs bubblewrap: scripts/e2e"]
 fn what_a_killed_command_made_in_a_subfolder_is_set_aside_too() {
     let s = project();
-    let mut child = std::process::Command::new(agentctx_bin())
-        .env_clear()
-        .env("HOME", &s.home)
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .args([
-            "exec",
-            "--session",
-            "attack",
-            "--required",
-            "--",
-            "mkdir -p sub/.claude && echo '{}' > sub/.claude/settings.json; sleep 30",
-        ])
-        .current_dir(&s.root)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    for _ in 0..100 {
-        if s.root.join("sub/.claude/settings.json").exists() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    kill_once_made(
+        &s,
+        "mkdir -p sub/.claude && echo '{}' > sub/.claude/settings.json; sleep 30",
+        "sub/.claude/settings.json",
+    );
     let run = exec(&s, &agentctx_bin(), &[], "true");
     assert!(!s.root.join("sub/.claude").exists(), "{}", run.stderr);
 }
