@@ -123,12 +123,17 @@ impl MemoryStore {
 
 /// The opening tag, with the query escaped so that it stays an attribute.
 fn open_tag(query: &str) -> String {
-    let query = query
-        .replace('&', "&amp;")
+    format!("<memory_context query=\"{}\">\n", attribute(query))
+}
+
+/// A value for a double-quoted attribute of the blocks memory gives (the
+/// `<memory_context>` query, the `<memory_index>` project): it cannot end
+/// the attribute or the line.
+pub(crate) fn attribute(text: &str) -> String {
+    text.replace('&', "&amp;")
         .replace('"', "&quot;")
         .replace('<', "&lt;")
-        .replace('\n', " ");
-    format!("<memory_context query=\"{query}\">\n")
+        .replace('\n', " ")
 }
 
 /// One capture in the block: a heading, its file, the start of its output.

@@ -101,7 +101,7 @@ impl MemoryStore {
         let lines = self.ranked_lines(request, &filter)?;
         let open = format!(
             "<memory_index project=\"{}\" captures=\"{matches}\">\nPast work of sub-agents in this project, most useful first: date, kind, agent, what it concluded, [id]. Read one in full with `{} mem show ID`; search them with `{} mem search --this-project \"words\"`.\n",
-            attribute(&request.identity.label()),
+            crate::context::attribute(&request.identity.label()),
             request.program,
             request.program,
         );
@@ -211,14 +211,6 @@ fn plain(text: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
         .replace('<', "‹")
-}
-
-/// A value for a double-quoted attribute.
-fn attribute(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;")
-        .replace('\n', " ")
 }
 
 #[cfg(test)]

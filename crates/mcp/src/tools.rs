@@ -65,11 +65,9 @@ impl ContextServer {
     }
 }
 
+/// `~/...` against the environment's home (agentmem's expansion).
 fn expand_home(path: &str, env: &agentctx_config::Environment) -> PathBuf {
-    match (path.strip_prefix("~/"), env.home()) {
-        (Some(rest), Some(home)) => home.join(rest),
-        _ => PathBuf::from(path),
-    }
+    agentctx_agentmem::expand_home(path, env.home().as_deref())
 }
 
 /// `github:OWNER/REPO[@REF]` or `gitlab:...`, against `api` when given.
