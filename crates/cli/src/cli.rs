@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use agentctx_filelist::{Platform, Tokenizer};
-use agentctx_types::{FileListFormat, HookAgent};
+use agentctx_types::{Agent, FileListFormat, HookAgent};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};
 
@@ -464,9 +464,9 @@ pub struct ExecArgs {
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    /// claude or codex.
-    #[arg(value_parser = one_of::<HookAgent>(&["claude", "codex"]))]
-    pub agent: HookAgent,
+    /// claude or codex (hooks); gemini, copilot, opencode or qwen (the MCP server only: with --mcp).
+    #[arg(value_parser = one_of::<Agent>(&["claude", "codex", "gemini", "copilot", "opencode", "qwen"]))]
+    pub agent: Agent,
     /// This project, for you (default): Claude Code's .claude/settings.local.json at the root.
     #[arg(long, conflicts_with_all = ["user", "shared"])]
     pub project: bool,
@@ -487,7 +487,8 @@ pub struct InstallArgs {
     #[arg(long)]
     pub replace_agents_md_loader: bool,
     /// Also register `agentctx mcp` as an MCP server: Claude Code's project
-    /// `.mcp.json`, Codex's `[mcp_servers.agentctx]` in $CODEX_HOME/config.toml.
+    /// `.mcp.json`, Codex's `[mcp_servers.agentctx]` in $CODEX_HOME/config.toml;
+    /// the user config of Gemini CLI, Copilot CLI, opencode and Qwen Code.
     #[arg(long)]
     pub mcp: bool,
     /// Codex: record agentctx's hooks as trusted in $CODEX_HOME/config.toml

@@ -297,6 +297,71 @@ fn install_mcp_registers_the_server_and_uninstall_restores_every_byte() {
     );
 }
 
+/// The agents without agentctx hooks: `install X --mcp` writes their user
+/// config from any folder (no project needed), twice is once, and
+/// uninstall gives back every byte; without `--mcp` install says why not.
+#[test]
+fn install_mcp_for_agents_without_hooks_and_uninstall_restores_every_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let outside = dir.path().join("anywhere");
+    std::fs::create_dir_all(&outside).unwrap();
+    let gemini = home.join(".gemini/settings.json");
+    std::fs::create_dir_all(gemini.parent().unwrap()).unwrap();
+    let mine = "{\n  \"ui\": {\"theme\": \"GitHub\"}\n}\n";
+    std::fs::write(&gemini, mine).unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(agentctx())
+            .args(args)
+            .current_dir(&outside)
+            .env_clear()
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", dir.path().join("xdg"))
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap()
+    };
+    let refused = run(&["install", "gemini"]);
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr)
+            .contains("no hooks for gemini yet; `agentctx install gemini --mcp`"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&gemini).unwrap(), mine);
+    for agent in ["gemini", "copilot", "opencode", "qwen"] {
+        for _ in 0..2 {
+            let out = run(&["install", agent, "--mcp"]);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    let settings: Value = serde_json::from_str(&std::fs::read_to_string(&gemini).unwrap()).unwrap();
+    assert_eq!(settings["ui"]["theme"], "GitHub");
+    assert_eq!(settings["mcpServers"]["agentctx"]["args"], json!(["mcp"]));
+    let opencode = dir.path().join("xdg/opencode/opencode.json");
+    let config: Value = serde_json::from_str(&std::fs::read_to_string(&opencode).unwrap()).unwrap();
+    assert_eq!(config["mcp"]["agentctx"]["command"][1], "mcp");
+    assert!(home.join(".copilot/mcp-config.json").exists());
+    assert!(home.join(".qwen/settings.json").exists());
+    for agent in ["gemini", "copilot", "opencode", "qwen"] {
+        let out = run(&["uninstall", agent]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&gemini).unwrap(), mine);
+    assert!(!opencode.exists());
+    assert!(!home.join(".copilot/mcp-config.json").exists());
+    assert!(!home.join(".qwen/settings.json").exists());
+}
+
 /// Streamable HTTP on 127.0.0.1: an `initialize` is answered; a request
 /// naming another `Host` (a page that rebinds its name to 127.0.0.1) is
 /// refused.

@@ -40,6 +40,71 @@ impl std::fmt::Display for HookAgent {
     }
 }
 
+/// A coding agent `agentctx install` knows. Claude Code and Codex get
+/// agentctx's hooks (their [`HookAgent`] dialect); Gemini CLI, GitHub
+/// Copilot CLI, opencode and Qwen Code get the MCP server (`--mcp`) until
+/// their dialects exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum Agent {
+    /// Anthropic's Claude Code.
+    Claude,
+    /// OpenAI's Codex CLI.
+    Codex,
+    /// Google's Gemini CLI.
+    Gemini,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// opencode.
+    Opencode,
+    /// Qwen Code.
+    Qwen,
+}
+
+impl Agent {
+    /// The CLI's name: `claude`, `codex`, `gemini`, `copilot`, `opencode`, `qwen`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Claude => "claude",
+            Self::Codex => "codex",
+            Self::Gemini => "gemini",
+            Self::Copilot => "copilot",
+            Self::Opencode => "opencode",
+            Self::Qwen => "qwen",
+        }
+    }
+
+    /// The hook dialect agentctx speaks with this agent, if any.
+    pub fn hook_dialect(self) -> Option<HookAgent> {
+        match self {
+            Self::Claude => Some(HookAgent::Claude),
+            Self::Codex => Some(HookAgent::Codex),
+            Self::Gemini | Self::Copilot | Self::Opencode | Self::Qwen => None,
+        }
+    }
+}
+
+impl From<HookAgent> for Agent {
+    fn from(agent: HookAgent) -> Self {
+        match agent {
+            HookAgent::Claude => Self::Claude,
+            HookAgent::Codex => Self::Codex,
+        }
+    }
+}
+
+crate::from_name!(Agent, "coding agent", [
+    "claude" => Agent::Claude, "codex" => Agent::Codex, "gemini" => Agent::Gemini,
+    "copilot" => Agent::Copilot, "opencode" => Agent::Opencode, "qwen" => Agent::Qwen,
+]);
+
+impl std::fmt::Display for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A hook's stdin: Claude Code and Codex hooks (`SessionStart`,
 /// `SubagentStart`, `PreToolUse`, `PostToolUse`, `Stop`, `SubagentStop`, ...).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -32,7 +32,9 @@ fn run(
     adding: bool,
 ) -> anyhow::Result<Outcome> {
     let agent = args.agent;
-    let scope = if args.user {
+    // The agents without hooks get their MCP server in their user config
+    // whatever the scope: no project to find.
+    let scope = if args.user || agent.hook_dialect().is_none() {
         Scope::User
     } else if args.shared {
         Scope::Shared
@@ -46,14 +48,15 @@ fn run(
         crate::commands::project_root(inv, &inv.cwd)?.root
     };
     let places = Places::from_env(&inv.env, root)?;
-    let agent_version = match args.agent_version.as_deref() {
-        Some(text) => agentctx_hooks::install::parse_version(text),
-        None => installed_agent_version(agent),
+    let agent_version = match (args.agent_version.as_deref(), agent.hook_dialect()) {
+        (Some(text), _) => agentctx_hooks::install::parse_version(text),
+        (None, Some(dialect)) => installed_agent_version(dialect),
+        (None, None) => None,
     };
     // Codex's own sandbox, when it is on, is configured to refuse what
     // agentctx's would (a project's profile: its paths are the project's).
     let codex_profile = match (agent, scope, adding) {
-        (agentctx_types::HookAgent::Codex, Scope::Project | Scope::Shared, true) => Some(
+        (agentctx_types::Agent::Codex, Scope::Project | Scope::Shared, true) => Some(
             agentctx_hooks::codex_permissions(&inv.host(), &places.root)?,
         ),
         _ => None,

@@ -1,9 +1,104 @@
 //! `install --mcp`: `agentctx mcp` registered as an MCP server where each
-//! agent reads its servers (Claude Code: the project's `.mcp.json`; Codex:
-//! `[mcp_servers.agentctx]` in its user `config.toml`), and taken out
-//! again by uninstall, leaving every other server as it was.
+//! agent reads its servers, and taken out again by uninstall, leaving every
+//! other server as it was. Each place and shape was checked by running the
+//! agent (crates/e2e/tests/mcp.rs, mcp_other.rs):
+//!
+//! | agent | file | entry |
+//! |---|---|---|
+//! | Claude Code | the project's `.mcp.json` | `mcpServers.agentctx {command, args}` |
+//! | Codex | `$CODEX_HOME/config.toml` | `[mcp_servers.agentctx]` |
+//! | Gemini CLI | `$GEMINI_CLI_HOME` (else `$HOME`)`/.gemini/settings.json` | `mcpServers.agentctx {command, args, trust}` |
+//! | Qwen Code | `$HOME/.qwen/settings.json` | `mcpServers.agentctx {command, args, trust}` |
+//! | Copilot CLI | `$COPILOT_HOME` (else `~/.copilot`)`/mcp-config.json` | `mcpServers.agentctx {type: local, command, args, tools}` |
+//! | opencode | `$XDG_CONFIG_HOME` (else `~/.config`)`/opencode/opencode.json` | `mcp.agentctx {type: local, command: [program, "mcp"]}` |
+
+use std::path::PathBuf;
+
+use agentctx_config::Environment;
+use agentctx_types::Agent;
+use serde_json::{Value, json};
 
 use super::SettingsError;
+
+/// The user config files where the agents without agentctx hooks read
+/// their MCP servers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct McpConfigs {
+    /// Gemini CLI's `settings.json`.
+    pub gemini: Option<PathBuf>,
+    /// Qwen Code's `settings.json`.
+    pub qwen: Option<PathBuf>,
+    /// Copilot CLI's `mcp-config.json`.
+    pub copilot: Option<PathBuf>,
+    /// opencode's `opencode.json`.
+    pub opencode: Option<PathBuf>,
+}
+
+impl McpConfigs {
+    /// Where this machine's agents read them, from the environment.
+    pub fn from_env(env: &Environment) -> Self {
+        let home = env.home();
+        let under = |var: &str, rest: &str| {
+            env.get(var)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| home.clone())
+                .map(|base| base.join(rest))
+        };
+        Self {
+            gemini: under("GEMINI_CLI_HOME", ".gemini/settings.json"),
+            qwen: home.as_ref().map(|h| h.join(".qwen/settings.json")),
+            copilot: env
+                .get("COPILOT_HOME")
+                .filter(|v| !v.is_empty())
+                .map(|dir| PathBuf::from(dir).join("mcp-config.json"))
+                .or_else(|| home.as_ref().map(|h| h.join(".copilot/mcp-config.json"))),
+            opencode: env
+                .xdg_dir("XDG_CONFIG_HOME", ".config")
+                .map(|dir| dir.join("opencode/opencode.json")),
+        }
+    }
+
+    /// The file of `agent` (`None` for Claude Code and Codex, whose MCP
+    /// servers install places with their hooks, or when unknown).
+    pub fn of(&self, agent: Agent) -> Option<PathBuf> {
+        match agent {
+            Agent::Gemini => self.gemini.clone(),
+            Agent::Qwen => self.qwen.clone(),
+            Agent::Copilot => self.copilot.clone(),
+            Agent::Opencode => self.opencode.clone(),
+            Agent::Claude | Agent::Codex => None,
+        }
+    }
+}
+
+/// Adds (or removes) the `agentctx` server in the user config of an agent
+/// without hooks (see the table above); everything else stays as written.
+pub(super) fn edit_agent_mcp(
+    agent: Agent,
+    text: Option<&str>,
+    program: &str,
+    adding: bool,
+) -> Result<String, SettingsError> {
+    let (key, entry) = match agent {
+        // `trust`: Gemini CLI (and Qwen Code, its fork) would otherwise ask
+        // before each call of these tools, which read and never change the
+        // project (mem_save writes only to the memory folder).
+        Agent::Gemini | Agent::Qwen => (
+            "mcpServers",
+            json!({"command": program, "args": ["mcp"], "trust": true}),
+        ),
+        Agent::Copilot => (
+            "mcpServers",
+            json!({"type": "local", "command": program, "args": ["mcp"], "tools": ["*"]}),
+        ),
+        Agent::Opencode => ("mcp", json!({"type": "local", "command": [program, "mcp"]})),
+        Agent::Claude | Agent::Codex => {
+            ("mcpServers", json!({"command": program, "args": ["mcp"]}))
+        }
+    };
+    edit_server(text, key, entry, adding)
+}
 
 /// Adds (or removes) the `agentctx` server in a `.mcp.json`
 /// (`{"mcpServers": {"agentctx": {"command": PROGRAM, "args": ["mcp"]}}}`);
@@ -13,24 +108,35 @@ pub(super) fn edit_mcp_json(
     program: &str,
     adding: bool,
 ) -> Result<String, SettingsError> {
+    edit_agent_mcp(Agent::Claude, text, program, adding)
+}
+
+/// `entry` as `agentctx` in the object `key` of a JSON config (added, or
+/// removed with the object when it is left empty).
+fn edit_server(
+    text: Option<&str>,
+    key: &'static str,
+    entry: Value,
+    adding: bool,
+) -> Result<String, SettingsError> {
     let Some(mut root) = super::entries::parse(text, adding)? else {
         return Ok(text.unwrap_or_default().to_owned());
     };
     let object = root.as_object_mut().ok_or(SettingsError::NotAnObject)?;
+    if !adding && !object.contains_key(key) {
+        return Ok(text.unwrap_or_default().to_owned());
+    }
     let servers = object
-        .entry("mcpServers")
-        .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()))
+        .entry(key)
+        .or_insert_with(|| Value::Object(serde_json::Map::new()))
         .as_object_mut()
-        .ok_or_else(|| SettingsError::shape("mcpServers", "an object"))?;
+        .ok_or_else(|| SettingsError::shape(key, "an object"))?;
     if adding {
-        servers.insert(
-            "agentctx".into(),
-            serde_json::json!({"command": program, "args": ["mcp"]}),
-        );
+        servers.insert("agentctx".into(), entry);
     } else {
         servers.remove("agentctx");
         if servers.is_empty() {
-            object.remove("mcpServers");
+            object.remove(key);
         }
     }
     super::entries::serialize(text, &root, adding)
@@ -94,6 +200,106 @@ mod tests {
                 .unwrap()
                 .trim(),
             toml.trim()
+        );
+    }
+
+    #[test]
+    fn each_agent_without_hooks_gets_its_own_entry_and_loses_only_it() {
+        let program = "/opt/agentctx";
+        let cases = [
+            (
+                Agent::Gemini,
+                "mcpServers",
+                json!({"command": program, "args": ["mcp"], "trust": true}),
+            ),
+            (
+                Agent::Qwen,
+                "mcpServers",
+                json!({"command": program, "args": ["mcp"], "trust": true}),
+            ),
+            (
+                Agent::Copilot,
+                "mcpServers",
+                json!({"type": "local", "command": program, "args": ["mcp"], "tools": ["*"]}),
+            ),
+            (
+                Agent::Opencode,
+                "mcp",
+                json!({"type": "local", "command": [program, "mcp"]}),
+            ),
+        ];
+        let mine = "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\"gh\": {\"command\": \"gh\"}},\n  \"mcp\": {\"gh\": {\"type\": \"local\"}}\n}\n";
+        for (agent, key, entry) in cases {
+            let added = edit_agent_mcp(agent, Some(mine), program, true).unwrap();
+            let value: Value = serde_json::from_str(&added).unwrap();
+            assert_eq!(value[key]["agentctx"], entry, "{agent}");
+            assert_eq!(value["theme"], "dark", "{agent}");
+            assert!(value[key].get("gh").is_some(), "{agent}");
+            let removed = edit_agent_mcp(agent, Some(&added), program, false).unwrap();
+            let value: Value = serde_json::from_str(&removed).unwrap();
+            assert_eq!(
+                value,
+                serde_json::from_str::<Value>(mine).unwrap(),
+                "{agent}"
+            );
+            // No file yet: one holding only the server.
+            let fresh = edit_agent_mcp(agent, None, program, true).unwrap();
+            let value: Value = serde_json::from_str(&fresh).unwrap();
+            assert_eq!(value, json!({key: {"agentctx": entry}}), "{agent}");
+        }
+    }
+
+    #[test]
+    fn a_config_that_is_not_json_is_refused_and_one_without_the_server_left_alone() {
+        let text = "{ \"mcp\": {}, // comment\n }";
+        // Not JSON: an install refuses, naming why; an uninstall of a file
+        // without the key leaves it as it is.
+        assert!(edit_agent_mcp(Agent::Opencode, Some(text), "/a", true).is_err());
+        let plain = "{\"theme\":\"dark\"}";
+        assert_eq!(
+            edit_agent_mcp(Agent::Gemini, Some(plain), "/a", false).unwrap(),
+            plain
+        );
+    }
+
+    #[test]
+    fn the_config_places_follow_each_agents_variables() {
+        let env = Environment::from_pairs([
+            ("HOME", "/home/u"),
+            ("GEMINI_CLI_HOME", "/g"),
+            ("COPILOT_HOME", "/c"),
+            ("XDG_CONFIG_HOME", "/x"),
+        ]);
+        let places = McpConfigs::from_env(&env);
+        assert_eq!(
+            places.of(Agent::Gemini),
+            Some(PathBuf::from("/g/.gemini/settings.json"))
+        );
+        assert_eq!(
+            places.of(Agent::Copilot),
+            Some(PathBuf::from("/c/mcp-config.json"))
+        );
+        assert_eq!(
+            places.of(Agent::Opencode),
+            Some(PathBuf::from("/x/opencode/opencode.json"))
+        );
+        assert_eq!(
+            places.of(Agent::Qwen),
+            Some(PathBuf::from("/home/u/.qwen/settings.json"))
+        );
+        assert_eq!(places.of(Agent::Claude), None);
+        let places = McpConfigs::from_env(&Environment::from_pairs([("HOME", "/home/u")]));
+        assert_eq!(
+            places.of(Agent::Gemini),
+            Some(PathBuf::from("/home/u/.gemini/settings.json"))
+        );
+        assert_eq!(
+            places.of(Agent::Copilot),
+            Some(PathBuf::from("/home/u/.copilot/mcp-config.json"))
+        );
+        assert_eq!(
+            places.of(Agent::Opencode),
+            Some(PathBuf::from("/home/u/.config/opencode/opencode.json"))
         );
     }
 }

@@ -26,7 +26,7 @@ mod setup;
 
 use std::path::{Path, PathBuf};
 
-use agentctx_types::HookAgent;
+use agentctx_types::{Agent, HookAgent};
 
 pub use claude::{AGENTS_MD_PLUGIN_OFF, edit_claude_settings};
 pub use codex::{
@@ -34,6 +34,7 @@ pub use codex::{
     edit_codex_trust,
 };
 pub use manifest::{Manifest, ManifestError};
+pub use mcp::McpConfigs;
 pub use setup::{
     CLAUDE_ROOT_SETTINGS_FROM_SUBDIRECTORIES, ProgramError, advice, hook_program,
     installed_agent_version,
@@ -111,7 +112,7 @@ impl Parts {
 #[derive(Clone, Debug)]
 pub struct Request {
     /// Which agent.
-    pub agent: HookAgent,
+    pub agent: Agent,
     /// Which settings.
     pub scope: Scope,
     /// The hook command's program: an absolute path to agentctx (see
@@ -162,6 +163,9 @@ pub struct Places {
     pub claude_user_settings: Option<PathBuf>,
     /// Codex's home (`$CODEX_HOME`, else `~/.codex`).
     pub codex_home: Option<PathBuf>,
+    /// The user config file of each agent that gets only the MCP server
+    /// (Gemini CLI, Copilot CLI, opencode, Qwen Code); `None` when unknown.
+    pub mcp_configs: mcp::McpConfigs,
     /// The folder for install manifests.
     pub manifests: PathBuf,
 }
@@ -292,6 +296,11 @@ pub enum InstallError {
     /// The running agentctx cannot be named in hook commands.
     #[error(transparent)]
     Program(#[from] ProgramError),
+    /// The agent has no agentctx hooks yet and `--mcp` was not asked for.
+    #[error(
+        "agentctx has no hooks for {0} yet; `agentctx install {0} --mcp` registers `agentctx mcp` as its MCP server"
+    )]
+    NoHooks(Agent),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
@@ -378,6 +387,9 @@ enum FileKind {
     CodexProjectConfig,
     /// A project's `.mcp.json` (Claude Code's project MCP servers).
     McpJson,
+    /// The user config where an agent with no hooks yet reads its MCP
+    /// servers (Gemini CLI, Copilot CLI, opencode, Qwen Code).
+    McpServers(Agent),
 }
 
 /// One file install or uninstall concerns.
@@ -399,7 +411,31 @@ fn targets(request: &Request, places: &Places, adding: bool) -> Result<Vec<Targe
     };
     let mut targets = Vec::new();
     let target = |path: PathBuf, kind, parts| Target { path, kind, parts };
-    match request.agent {
+    let hook_agent = match request.agent.hook_dialect() {
+        Some(agent) => agent,
+        None => {
+            // An agent with no hooks yet: its MCP server only, in its user
+            // config whatever the scope (the server serves every project).
+            if adding && !request.mcp {
+                return Err(InstallError::NoHooks(request.agent));
+            }
+            let path = places.mcp_configs.of(request.agent).ok_or_else(|| {
+                InstallError::Unplaced(format!(
+                    "no $HOME: {}'s user config is unknown",
+                    request.agent
+                ))
+            })?;
+            return Ok(vec![target(
+                path,
+                FileKind::McpServers(request.agent),
+                Parts {
+                    mcp: true,
+                    ..Parts::default()
+                },
+            )]);
+        }
+    };
+    match hook_agent {
         HookAgent::Claude => {
             let user = || {
                 places.claude_user_settings.clone().ok_or_else(|| {
@@ -565,7 +601,10 @@ fn edit(
             }
         }
         FileKind::McpJson if parts.mcp => mcp::edit_mcp_json(text, &request.program, adding),
-        FileKind::McpJson => Ok(original.to_owned()),
+        FileKind::McpServers(agent) if parts.mcp => {
+            mcp::edit_agent_mcp(agent, text, &request.program, adding)
+        }
+        FileKind::McpJson | FileKind::McpServers(_) => Ok(original.to_owned()),
         FileKind::CodexProjectConfig if parts.codex_profile => {
             let entries = request.codex_profile.as_deref().unwrap_or_default();
             codex::edit_codex_profile(text, entries, adding)
@@ -597,7 +636,7 @@ fn mentions_agentctx(kind: FileKind, text: &str, parts: Parts, trust: &TrustEntr
         FileKind::CodexHooks => text.contains("agentctx"),
         FileKind::CodexConfig => trust.iter().any(|(key, _)| text.contains(key.as_str())),
         FileKind::CodexProjectConfig => text.contains("agentctx"),
-        FileKind::McpJson => text.contains("agentctx"),
+        FileKind::McpJson | FileKind::McpServers(_) => text.contains("agentctx"),
     }
 }
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use agentctx_config::Environment;
-use agentctx_types::HookAgent;
+use agentctx_types::{Agent, HookAgent};
 
 use super::{InstallError, Places, Request, Scope};
 
@@ -96,6 +96,7 @@ impl Places {
             root,
             claude_user_settings: crate::claude_user_settings(env),
             codex_home: env.codex_home(),
+            mcp_configs: super::mcp::McpConfigs::from_env(env),
             home,
             manifests: state.join("installs"),
         })
@@ -132,7 +133,7 @@ pub fn advice(request: &Request) -> Option<String> {
     let since = CLAUDE_ROOT_SETTINGS_FROM_SUBDIRECTORIES;
     let reads_root_local = request.agent_version.map(|v| v >= since);
     let text = match (request.agent, request.scope) {
-        (HookAgent::Claude, Scope::Project) => match reads_root_local {
+        (Agent::Claude, Scope::Project) => match reads_root_local {
             Some(true) => "Claude Code reads this file in sessions started anywhere in the project; it is personal (keep it out of git).".to_owned(),
             Some(false) => format!(
                 "Claude Code {} reads a project's settings only from the directory a session starts in (its .claude/settings.json and .claude/settings.local.json) and the user settings: this file works in sessions started at the project root. For sessions started in subdirectories, install with --user, or upgrade Claude Code to {}.{}.{} or later. It is personal (keep it out of git).",
@@ -144,7 +145,7 @@ pub fn advice(request: &Request) -> Option<String> {
                 since.0, since.1, since.2
             ),
         },
-        (HookAgent::Claude, Scope::Shared) => match reads_root_local {
+        (Agent::Claude, Scope::Shared) => match reads_root_local {
             Some(false) => format!(
                 "note: Claude Code {} reads a project's .claude/settings.json only in sessions started at the project root, and no root settings at all from a subdirectory; --user works everywhere.",
                 version_text(request.agent_version)
@@ -154,8 +155,13 @@ pub fn advice(request: &Request) -> Option<String> {
                 since.0, since.1, since.2
             ),
         },
-        (HookAgent::Codex, _) if !request.codex_trust => "Codex runs these hooks only in a trusted project and once they are trusted: start `codex` in the project and accept \"Hooks need review ... Trust all and continue\" (or run `agentctx install codex --trust` to record the trust now). `codex exec` skips untrusted hooks without a word.".to_owned(),
-        (HookAgent::Codex, _) => "agentctx's hooks are recorded as trusted in Codex's user config; Codex also needs the project trusted (its first start in the project asks).".to_owned(),
+        (Agent::Codex, _) if !request.codex_trust => "Codex runs these hooks only in a trusted project and once they are trusted: start `codex` in the project and accept \"Hooks need review ... Trust all and continue\" (or run `agentctx install codex --trust` to record the trust now). `codex exec` skips untrusted hooks without a word.".to_owned(),
+        (Agent::Codex, _) => "agentctx's hooks are recorded as trusted in Codex's user config; Codex also needs the project trusted (its first start in the project asks).".to_owned(),
+        // Measured with each agent (crates/e2e/tests/mcp_other.rs).
+        (Agent::Gemini, _) => "Gemini CLI starts `agentctx mcp` in every folder (tools mcp_agentctx_*; marked `trust`, which Gemini CLI documents as no confirmation per call) and shows the model the server's instructions. No agentctx hooks for Gemini CLI yet: rules are answered by rules_check, not enforced.".to_owned(),
+        (Agent::Copilot, _) => "Copilot CLI starts `agentctx mcp` in every folder (tools agentctx-*); it shows the model the server's instructions only with --allow-all-mcp-server-instructions, so name the workflow in your instructions (call agentctx-context first). No agentctx hooks for Copilot CLI yet: rules are answered by rules_check, not enforced.".to_owned(),
+        (Agent::Opencode, _) => "opencode starts `agentctx mcp` in every folder (tools agentctx_*) and shows the model the server's instructions. opencode has no command hooks: rules are answered by rules_check, not enforced.".to_owned(),
+        (Agent::Qwen, _) => "Qwen Code starts `agentctx mcp` in every folder (tools mcp__agentctx__*) but does not show the model the server's instructions: name the workflow in QWEN.md or AGENTS.md (call mcp__agentctx__context first). No agentctx hooks for Qwen Code yet: rules are answered by rules_check, not enforced.".to_owned(),
         _ => return None,
     };
     Some(text)

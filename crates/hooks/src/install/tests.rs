@@ -18,6 +18,7 @@ fn fixture() -> Fixture {
     let places = Places {
         root,
         claude_user_settings: Some(home.join(".claude/settings.json")),
+        mcp_configs: Default::default(),
         codex_home: Some(home.join(".codex")),
         home: Some(home),
         manifests: dir.path().join("state/installs"),
@@ -27,7 +28,7 @@ fn fixture() -> Fixture {
 
 fn request(agent: HookAgent, scope: Scope) -> Request {
     Request {
-        agent,
+        agent: agent.into(),
         scope,
         program: "/opt/agentctx/bin/agentctx".into(),
         agents_md_plugin_off: false,
@@ -408,7 +409,7 @@ fn places_need_a_state_directory() {
 #[test]
 fn codex_advice_depends_on_the_trust_recorded() {
     let mut request = Request {
-        agent: HookAgent::Codex,
+        agent: HookAgent::Codex.into(),
         scope: Scope::Project,
         program: "agentctx".into(),
         agents_md_plugin_off: false,
@@ -420,7 +421,7 @@ fn codex_advice_depends_on_the_trust_recorded() {
     assert!(advice(&request).unwrap().contains("Trust all and continue"));
     request.codex_trust = true;
     assert!(advice(&request).unwrap().contains("recorded as trusted"));
-    request.agent = HookAgent::Claude;
+    request.agent = HookAgent::Claude.into();
     request.scope = Scope::User;
     assert_eq!(advice(&request), None);
 }
@@ -482,6 +483,7 @@ fn uninstall_after_trusting_in_codex_tui_removes_that_trust_and_keeps_the_rest()
         let places = Places {
             root: scratch.join("repo"),
             claude_user_settings: Some(scratch.join("home/.claude/settings.json")),
+            mcp_configs: Default::default(),
             codex_home: Some(scratch.join("codex-home")),
             home: Some(scratch.join("home")),
             manifests: scratch.join("state/installs"),
