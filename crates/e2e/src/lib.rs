@@ -15,9 +15,11 @@
 )]
 
 mod mock;
+mod other_agents;
 mod sandbox;
 
 pub use mock::{Block, MockApi, Recorded, Script, text_of_request};
+pub use other_agents::{copilot_bin, gemini_bin, opencode_bin, qwen_bin};
 pub use sandbox::{
     AgentRun, Sandbox, agentctx_bin, claude_bin, claude_eras, claude_releases, codex_bin, e2e_bin,
     version_tuple, workspace_root,

@@ -1,7 +1,10 @@
 //! A stand-in for the model APIs the agents call: Anthropic's Messages API
-//! (`POST /v1/messages`, Claude Code) and OpenAI's Responses API
-//! (`POST /v1/responses`, Codex). Streaming (SSE) answers from a script,
-//! minimal answers to side requests, every request recorded.
+//! (`POST /v1/messages`, Claude Code), OpenAI's Responses API
+//! (`POST /v1/responses`, Codex) and Chat Completions API
+//! (`POST /v1/chat/completions`, opencode, Copilot CLI and Qwen Code
+//! through their OpenAI-compatible providers) and Gemini's
+//! `streamGenerateContent` (Gemini CLI). Streaming (SSE) answers
+//! from a script, minimal answers to side requests, every request recorded.
 
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -59,10 +62,12 @@ impl Script {
     }
 
     fn answer(&self, request: &Value) -> (Option<String>, Vec<Block>) {
-        // Messages API: `messages`; Responses API: `input` items.
+        // Messages and Chat Completions APIs: `messages`; Responses API:
+        // `input` items; Gemini: `contents`.
         let items = request["messages"]
             .as_array()
             .or(request["input"].as_array())
+            .or(request["contents"].as_array())
             .cloned()
             .unwrap_or_default();
         let users: Vec<String> = items
@@ -81,10 +86,18 @@ impl Script {
             })
             .cloned()
             .unwrap_or_default();
-        let turn = items
+        // Turns are counted from the message that holds the marker: Qwen
+        // Code opens with a scripted exchange (its environment as a user
+        // message, an assistant's "Got it") before the prompt.
+        let start = items
+            .iter()
+            .position(|m| m["role"] == "user" && !first.is_empty() && text_of_message(m) == first)
+            .unwrap_or(0);
+        let turn = items[start..]
             .iter()
             .filter(|m| {
                 m["role"] == "assistant"
+                    || m["role"] == "model"
                     || matches!(
                         m["type"].as_str(),
                         Some("function_call" | "custom_tool_call" | "tool_search_call")
@@ -183,6 +196,22 @@ impl MockApi {
                         conversation,
                         Reply::response(&blocks, &format!("{counter:02}")),
                     )
+                } else if post && path.starts_with("/v1/chat/completions") {
+                    // A request without tools is a side request (opencode's
+                    // session title from its small model): a plain answer.
+                    let (conversation, blocks) = if body.get("tools").is_some() {
+                        script.answer(&body)
+                    } else {
+                        (None, vec![Block::text("E2E title")])
+                    };
+                    let model = body["model"].as_str().unwrap_or("mock-model");
+                    (
+                        conversation,
+                        Reply::chat(&blocks, model, &format!("{counter:02}")),
+                    )
+                } else if post && path.contains(":streamGenerateContent") {
+                    let (conversation, blocks) = script.answer(&body);
+                    (conversation, Reply::gemini(&blocks))
                 } else if path.starts_with("/v1/models") {
                     (
                         None,
@@ -386,7 +415,87 @@ impl Reply {
     }
 }
 
+impl Reply {
+    /// A Chat Completions stream: a role chunk, one chunk per text block
+    /// and per tool call (`delta.tool_calls[i]` with the whole arguments),
+    /// a last chunk with the finish reason and usage, then `[DONE]`.
+    fn chat(blocks: &[Block], model: &str, id: &str) -> Self {
+        let chunk = |delta: Value, finish: Value| {
+            json!({
+                "id": format!("chatcmpl-e2e-{id}"), "object": "chat.completion.chunk",
+                "created": 1_795_000_000, "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            })
+        };
+        let mut chunks = vec![chunk(
+            json!({"role": "assistant", "content": ""}),
+            Value::Null,
+        )];
+        let mut tools = 0;
+        for (i, block) in blocks.iter().enumerate() {
+            chunks.push(match block {
+                Block::Text(text) => chunk(json!({"content": text}), Value::Null),
+                Block::Tool { name, input } => {
+                    tools += 1;
+                    chunk(
+                        json!({"tool_calls": [{
+                            "index": tools - 1, "id": format!("call_e2e_{id}_{i}"), "type": "function",
+                            "function": {"name": name, "arguments": input.to_string()},
+                        }]}),
+                        Value::Null,
+                    )
+                }
+            });
+        }
+        let finish = if tools > 0 { "tool_calls" } else { "stop" };
+        let mut last = chunk(json!({}), json!(finish));
+        last["usage"] = json!({"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60});
+        chunks.push(last);
+        let mut text: String = chunks
+            .into_iter()
+            .map(|data| format!("data: {data}\n\n"))
+            .collect();
+        text.push_str("data: [DONE]\n\n");
+        Self::Sse(text)
+    }
+}
+
+impl Reply {
+    /// A `streamGenerateContent?alt=sse` stream: one chunk with every
+    /// block as a part (`text` or `functionCall`), finish reason `STOP`.
+    fn gemini(blocks: &[Block]) -> Self {
+        let parts: Vec<Value> = blocks
+            .iter()
+            .map(|block| match block {
+                Block::Text(text) => json!({"text": text}),
+                Block::Tool { name, input } => {
+                    json!({"functionCall": {"name": name, "args": input}})
+                }
+            })
+            .collect();
+        let chunk = json!({
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 50, "candidatesTokenCount": 10, "totalTokenCount": 60},
+        });
+        Self::Sse(format!("data: {chunk}\r\n\r\n"))
+    }
+}
+
 fn text_of_message(message: &Value) -> String {
+    // Gemini `contents`: text parts and function responses.
+    if let Some(parts) = message["parts"].as_array() {
+        return parts
+            .iter()
+            .map(|p| match (&p["text"], &p["functionResponse"]["response"]) {
+                (Value::String(text), _) => text.clone(),
+                (_, Value::Null) => String::new(),
+                (_, response) => response["output"]
+                    .as_str()
+                    .map_or_else(|| response.to_string(), str::to_owned),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+    }
     // Responses API items that are not messages.
     match message["type"].as_str() {
         Some("function_call") => {
@@ -440,9 +549,17 @@ pub fn text_of_request(request: &Value) -> String {
             .join("\n"),
         _ => String::new(),
     };
+    for part in request["systemInstruction"]["parts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        text.push_str(part["text"].as_str().unwrap_or_default());
+    }
     let items = request["messages"]
         .as_array()
-        .or(request["input"].as_array());
+        .or(request["input"].as_array())
+        .or(request["contents"].as_array());
     if let Some(instructions) = request["instructions"].as_str() {
         text.push_str(instructions);
     }

@@ -9,7 +9,7 @@ pub fn workspace_root() -> PathBuf {
 }
 
 /// Where `scripts/e2e` installs the agents.
-fn agents_dir() -> PathBuf {
+pub(crate) fn agents_dir() -> PathBuf {
     std::env::var_os("AGENTCTX_E2E_AGENTS")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace_root().join("target/e2e/agents"))
@@ -200,7 +200,7 @@ impl Sandbox {
 
     /// The environment every agent run gets: this HOME, a PATH without
     /// agentctx on it, no network but 127.0.0.1.
-    fn base_env(&self, cmd: &mut Command) {
+    pub(crate) fn base_env(&self, cmd: &mut Command) {
         cmd.env_clear()
             .env("HOME", &self.home)
             // Not `~/.codex`: everything that finds Codex's files must honour it.
@@ -407,7 +407,7 @@ impl Default for Sandbox {
     }
 }
 
-fn run(mut cmd: Command) -> AgentRun {
+pub(crate) fn run(mut cmd: Command) -> AgentRun {
     let out = cmd.output().expect("start the program");
     AgentRun {
         code: out.status.code(),

@@ -2,8 +2,8 @@
 //! with the server in its MCP config and no agentctx hooks, against the
 //! mock model API. The scripted model calls `agents_resolve` and
 //! `rules_check`; the test asserts on what the model was sent back.
-//! Run with `scripts/e2e`. (The issue names Gemini CLI, opencode or Copilot
-//! CLI for this; their model APIs have no mock here yet.)
+//! Run with `scripts/e2e`. The same with Gemini CLI, opencode, Copilot CLI
+//! and Qwen Code, each registered by `install --mcp`: `mcp_other.rs`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
