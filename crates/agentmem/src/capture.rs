@@ -53,6 +53,9 @@ pub enum CaptureOutcome {
         category: String,
         /// The agent type in its name.
         agent_type: String,
+        /// The run's dedupe key (`agent:<id>`, `call:<id>`, ...): what a
+        /// shared store knows the capture by.
+        key: String,
     },
     /// This run was captured before; nothing was written.
     Duplicate {
@@ -278,6 +281,7 @@ pub fn capture(
             path,
             category,
             agent_type: type_part,
+            key,
         },
         None => CaptureOutcome::Duplicate { key },
     })

@@ -51,6 +51,8 @@ mod identity;
 mod keys;
 #[cfg(feature = "store")]
 mod parse;
+#[cfg(feature = "postgres")]
+pub mod pg;
 #[cfg(feature = "store")]
 mod query;
 #[cfg(feature = "store")]

@@ -15,6 +15,9 @@ pub struct Query {
     /// The words searched for (lowercase; a prefix term without its star),
     /// for snippets.
     pub terms: Vec<String>,
+    /// Each term as typed (a word or a phrase) and whether it is a
+    /// prefix: what another store builds its own query from.
+    pub parts: Vec<(String, bool)>,
 }
 
 /// Every term is quoted for FTS5 (so `auth-flow` is a term, not an
@@ -39,6 +42,7 @@ pub fn parse_query(text: &str) -> Result<Query, StoreError> {
             }
             if !phrase.trim().is_empty() {
                 terms.push(fts_term(&phrase.replace('"', ""), false));
+                query.parts.push((phrase.replace('"', ""), false));
                 query
                     .terms
                     .extend(phrase.split_whitespace().map(str::to_lowercase));
@@ -77,6 +81,7 @@ pub fn parse_query(text: &str) -> Result<Query, StoreError> {
             });
         }
         terms.push(fts_term(&stem, prefix));
+        query.parts.push((stem.clone(), prefix));
         query.terms.push(stem.to_lowercase());
     }
     if !terms.is_empty() {

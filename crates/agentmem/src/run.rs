@@ -189,6 +189,7 @@ pub fn capture_with_config(
             path,
             category,
             agent_type,
+            ..
         }) => {
             event.outcome = "captured".into();
             event.capture_path = Some(path.display().to_string());
@@ -212,6 +213,10 @@ pub fn capture_with_config(
         }
     };
     let mut line = line;
+    #[cfg(feature = "postgres")]
+    if let Ok(CaptureOutcome::Captured { path, key, .. }) = &outcome {
+        line.push_str(&share(config, home, path, key));
+    }
     if let Some(path) = events_path(config, home)
         && let Err(error) = append_event(&path, &event)
     {
@@ -221,6 +226,33 @@ pub fn capture_with_config(
         ));
     }
     CaptureReport { outcome, line }
+}
+
+/// Sends a new capture to the shared store when `agentmem.store` names
+/// one (its password from this process's environment); the log line's
+/// end says what became of it. Never fails the capture.
+#[cfg(feature = "postgres")]
+fn share(config: &AgentMemConfig, home: Option<&Path>, path: &Path, key: &str) -> String {
+    use crate::pg::{DeliveryReport, PgSettings, deliver};
+    let settings = match PgSettings::from_config(config, &|name| std::env::var(name).ok(), home) {
+        Ok(Some(settings)) => settings,
+        Ok(None) => return String::new(),
+        Err(error) => return format!("; not sent to the shared store: {error}"),
+    };
+    let Some(root) = memory_root(config, home) else {
+        return String::new();
+    };
+    match deliver(&settings, &root, path, key) {
+        Ok(DeliveryReport::Sent) => format!("; sent to {}", settings.target()),
+        Ok(DeliveryReport::AlreadyThere) => format!("; {} had it already", settings.target()),
+        Ok(DeliveryReport::Queued(why)) => {
+            format!(
+                "; queued for {} (agentctx mem sync): {why}",
+                settings.target()
+            )
+        }
+        Err(error) => format!("; not sent to the shared store: {error}"),
+    }
 }
 
 #[cfg(test)]

@@ -309,6 +309,14 @@ pub enum MemCommand {
     /// A read-only web viewer of captures and events on 127.0.0.1.
     #[cfg(feature = "viewer")]
     Serve(ServeArgs),
+    /// Create or upgrade agentctx's schema in the shared PostgreSQL store
+    /// (`agentmem.store`); safe from several machines at once.
+    #[cfg(feature = "postgres")]
+    Migrate,
+    /// Send the captures waiting in the memory folder's outbox to the
+    /// shared store (sending twice adds nothing).
+    #[cfg(feature = "postgres")]
+    Sync,
 }
 
 #[cfg(feature = "viewer")]

@@ -100,7 +100,7 @@ pub enum EnvKind {
 }
 
 /// Every variable that sets a config key, with that key's path.
-pub const ENV_KEYS: [(&str, &str, EnvKind); 11] = [
+pub const ENV_KEYS: [(&str, &str, EnvKind); 12] = [
     ("CODELIA_AGENTS_ENABLED", "agents.enabled", EnvKind::Bool),
     (
         "CODELIA_AGENTS_ROOT",
@@ -139,6 +139,7 @@ pub const ENV_KEYS: [(&str, &str, EnvKind); 11] = [
         EnvKind::Text,
     ),
     ("AGENTMEM_DEBUG", "agentmem.debug", EnvKind::Bool),
+    ("AGENTMEM_STORE", "agentmem.store", EnvKind::Text),
     (
         "CODEX_SESSIONS_DIR",
         "agentmem.codex_sessions_dir",

@@ -316,6 +316,8 @@ const USER_ONLY_KEYS: &[&str] = &[
     "agentmem.root",
     "agentmem.events_path",
     "agentmem.codex_sessions_dir",
+    "agentmem.store",
+    "agentmem.store_password_file",
 ];
 
 /// The user-only key `leaf` sets when it comes from a project file.

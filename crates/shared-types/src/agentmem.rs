@@ -39,6 +39,16 @@ pub struct AgentMemConfig {
     /// repository must not choose whose memory its sessions read).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub identities: Vec<IdentityRule>,
+    /// A PostgreSQL store shared by a team or a fleet
+    /// (`postgres://user@host:5432/db?sslmode=require`): every capture is
+    /// sent to it too, and memory is read from it (user config only). Its
+    /// password comes from `AGENTMEM_STORE_PASSWORD` or `PGPASSWORD`, or
+    /// from `store_password_file`, never from a rule file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store: Option<String>,
+    /// A file holding the store's password (its first line; user config only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_password_file: Option<PathBuf>,
 }
 
 /// `agentmem.recall`: the index of past captures a session starts with.
@@ -165,6 +175,8 @@ impl Default for AgentMemConfig {
             codex_sessions_dir: None,
             recall: RecallConfig::default(),
             identities: Vec::new(),
+            store: None,
+            store_password_file: None,
         }
     }
 }

@@ -32,6 +32,41 @@ pub fn open(inv: &Invocation) -> anyhow::Result<MemoryStore> {
     Ok(store)
 }
 
+/// The shared PostgreSQL store, when `agentmem.store` names one: list,
+/// search, show and stats read it instead of the local folder.
+#[cfg(feature = "postgres")]
+fn shared(inv: &Invocation) -> anyhow::Result<Option<agentctx_agentmem::pg::PgStore>> {
+    crate::commands::memshared::open(inv)
+}
+
+#[cfg(not(feature = "postgres"))]
+fn shared(_: &Invocation) -> anyhow::Result<Option<NoSharedStore>> {
+    Ok(None)
+}
+
+#[cfg(feature = "postgres")]
+fn shared_configured(inv: &Invocation) -> anyhow::Result<bool> {
+    Ok(crate::commands::memshared::settings(inv)?.is_some())
+}
+
+/// Without the `postgres` feature there is never a shared store; this
+/// type only lets the readers be written once.
+#[cfg(not(feature = "postgres"))]
+enum NoSharedStore {}
+
+#[cfg(not(feature = "postgres"))]
+impl NoSharedStore {
+    fn list(&mut self, _: &Filter) -> anyhow::Result<Vec<CaptureRecord>> {
+        match *self {}
+    }
+    fn search(&mut self, _: &str, _: &Filter) -> anyhow::Result<Vec<agentctx_types::SearchHit>> {
+        match *self {}
+    }
+    fn stats(&mut self) -> anyhow::Result<agentctx_types::MemoryStats> {
+        match *self {}
+    }
+}
+
 pub fn filter(args: &MemFilterArgs, inv: &Invocation) -> Filter {
     Filter {
         categories: args.categories.clone(),
@@ -87,8 +122,15 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
         MemCommand::Capture(args) => return crate::commands::mem::capture(inv, args, out),
         #[cfg(feature = "viewer")]
         MemCommand::Serve(args) => return crate::commands::serve::run(inv, args, out),
+        #[cfg(feature = "postgres")]
+        MemCommand::Migrate => return crate::commands::memshared::run_migrate(inv, out),
+        #[cfg(feature = "postgres")]
+        MemCommand::Sync => return crate::commands::memshared::run_sync(inv, out),
         MemCommand::List(args) => {
-            let records = open(inv)?.list(&filter(args, inv))?;
+            let records = match shared(inv)? {
+                Some(mut store) => store.list(&filter(args, inv))?,
+                None => open(inv)?.list(&filter(args, inv))?,
+            };
             if inv.json {
                 write_json(out, &records)?;
             } else {
@@ -98,7 +140,10 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
             }
         }
         MemCommand::Search(args) => {
-            let hits = open(inv)?.search(&args.query, &filter(&args.filter, inv))?;
+            let hits = match shared(inv)? {
+                Some(mut store) => store.search(&args.query, &filter(&args.filter, inv))?,
+                None => open(inv)?.search(&args.query, &filter(&args.filter, inv))?,
+            };
             if inv.json {
                 write_json(out, &hits)?;
             } else {
@@ -110,6 +155,17 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
                         hit.snippet.replace('\n', " ")
                     )?;
                 }
+            }
+        }
+        #[cfg(feature = "postgres")]
+        MemCommand::Show(args) if shared_configured(inv)? => {
+            let (record, text) = shared(inv)?
+                .ok_or_else(|| anyhow::anyhow!("the shared store went away"))?
+                .find(&args.id)?;
+            if inv.json {
+                write_json(out, &CaptureShown { record, text })?;
+            } else {
+                out.write_all(text.as_bytes())?;
             }
         }
         MemCommand::Show(args) => {
@@ -201,7 +257,10 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
             }
         }
         MemCommand::Stats => {
-            let stats = open(inv)?.stats()?;
+            let stats = match shared(inv)? {
+                Some(mut store) => store.stats()?,
+                None => open(inv)?.stats()?,
+            };
             if inv.json {
                 write_json(out, &stats)?;
             } else {

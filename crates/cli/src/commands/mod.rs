@@ -9,6 +9,8 @@ pub mod hook;
 pub mod install;
 pub mod mcp;
 pub mod mem;
+#[cfg(feature = "postgres")]
+pub mod memshared;
 pub mod memstore;
 pub mod rules;
 pub mod schema;

@@ -1,0 +1,140 @@
+//! agentctx's schema in the store, versioned. Each migration runs once, in
+//! order, in one transaction that holds an advisory lock: machines that
+//! migrate at the same moment wait for each other, and the second finds
+//! nothing left to do.
+
+use super::PgError;
+
+/// The advisory lock every migration takes (`hashtext` of a fixed name).
+const LOCK: &str = "SELECT pg_advisory_xact_lock(hashtext('agentctx.agentmem.migrate'))";
+
+/// The migrations, in order: (version, what it does, SQL).
+pub const MIGRATIONS: &[(i32, &str, &str)] = &[(
+    1,
+    "captures with full-text search",
+    "CREATE TABLE agentmem_captures (
+        id bigserial PRIMARY KEY,
+        capture_key text NOT NULL UNIQUE,
+        name text NOT NULL,
+        short text NOT NULL,
+        time text COLLATE \"C\" NOT NULL,
+        category text NOT NULL,
+        agent text NOT NULL,
+        source text NOT NULL,
+        session text NOT NULL,
+        project text NOT NULL,
+        completion text NOT NULL,
+        description text NOT NULL,
+        remote text NOT NULL,
+        root_commit text NOT NULL,
+        pname text NOT NULL,
+        top text NOT NULL,
+        package text NOT NULL,
+        body text NOT NULL,
+        document text NOT NULL,
+        search tsvector NOT NULL,
+        received_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX agentmem_captures_search ON agentmem_captures USING gin (search);
+    CREATE INDEX agentmem_captures_time ON agentmem_captures (time DESC, name DESC);
+    CREATE INDEX agentmem_captures_remote ON agentmem_captures (remote);
+    CREATE INDEX agentmem_captures_root_commit ON agentmem_captures (root_commit);
+    CREATE INDEX agentmem_captures_pname ON agentmem_captures (pname);
+    CREATE INDEX agentmem_captures_short ON agentmem_captures (short);",
+)];
+
+/// The schema version this build reads and writes.
+pub const SCHEMA_VERSION: i32 = MIGRATIONS[MIGRATIONS.len() - 1].0;
+
+fn pg(target: &str) -> impl Fn(postgres::Error) -> PgError + use<> {
+    let target = target.to_owned();
+    move |source| PgError::Postgres {
+        target: target.clone(),
+        source,
+    }
+}
+
+/// The database's schema version (0: none yet).
+///
+/// # Errors
+/// A statement fails.
+pub fn schema_version(client: &mut postgres::Client, target: &str) -> Result<i32, PgError> {
+    let err = pg(target);
+    let exists: bool = client
+        .query_one("SELECT to_regclass('agentmem_migrations') IS NOT NULL", &[])
+        .map_err(&err)?
+        .get(0);
+    if !exists {
+        return Ok(0);
+    }
+    let row = client
+        .query_one(
+            "SELECT coalesce(max(version), 0) FROM agentmem_migrations",
+            &[],
+        )
+        .map_err(&err)?;
+    Ok(row.get(0))
+}
+
+/// Brings the database to [`SCHEMA_VERSION`]; returns the versions it
+/// applied (none when another machine did).
+///
+/// # Errors
+/// A statement fails (the transaction is rolled back), or the database is
+/// newer than this build.
+pub fn migrate(client: &mut postgres::Client, target: &str) -> Result<Vec<i32>, PgError> {
+    let err = pg(target);
+    let mut tx = client.transaction().map_err(&err)?;
+    tx.batch_execute(LOCK).map_err(&err)?;
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS agentmem_migrations (
+            version integer PRIMARY KEY,
+            description text NOT NULL,
+            applied_at timestamptz NOT NULL DEFAULT now()
+        )",
+    )
+    .map_err(&err)?;
+    let current: i32 = tx
+        .query_one(
+            "SELECT coalesce(max(version), 0) FROM agentmem_migrations",
+            &[],
+        )
+        .map_err(&err)?
+        .get(0);
+    if current > SCHEMA_VERSION {
+        return Err(PgError::Newer {
+            found: current,
+            known: SCHEMA_VERSION,
+        });
+    }
+    let mut applied = Vec::new();
+    for (version, description, sql) in MIGRATIONS.iter().filter(|(v, ..)| *v > current) {
+        tx.batch_execute(sql).map_err(&err)?;
+        tx.execute(
+            "INSERT INTO agentmem_migrations (version, description) VALUES ($1, $2)",
+            &[version, description],
+        )
+        .map_err(&err)?;
+        applied.push(*version);
+    }
+    tx.commit().map_err(&err)?;
+    Ok(applied)
+}
+
+/// Fails unless the database is at [`SCHEMA_VERSION`].
+///
+/// # Errors
+/// [`PgError::NotMigrated`], [`PgError::Newer`], or a failed statement.
+pub fn require_current(client: &mut postgres::Client, target: &str) -> Result<(), PgError> {
+    match schema_version(client, target)? {
+        v if v == SCHEMA_VERSION => Ok(()),
+        v if v > SCHEMA_VERSION => Err(PgError::Newer {
+            found: v,
+            known: SCHEMA_VERSION,
+        }),
+        v => Err(PgError::NotMigrated {
+            found: v,
+            needed: SCHEMA_VERSION,
+        }),
+    }
+}

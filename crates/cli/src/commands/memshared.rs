@@ -1,0 +1,76 @@
+//! The shared PostgreSQL store (`agentmem.store`): `mem migrate`,
+//! `mem sync`, and the readers `mem list|search|show|stats` use when it is
+//! configured (see `agentctx_agentmem::pg`).
+
+use std::io::Write;
+
+use agentctx_agentmem::pg::{PgSettings, PgStore, connect, migrate, sync};
+
+use crate::commands::{Invocation, Outcome};
+
+/// The configured shared store, if any.
+pub fn settings(inv: &Invocation) -> anyhow::Result<Option<PgSettings>> {
+    let env = &inv.env;
+    Ok(PgSettings::from_config(
+        &inv.config.config.agentmem,
+        &|name| env.get(name).map(str::to_owned),
+        env.home().as_deref(),
+    )?)
+}
+
+fn required(inv: &Invocation) -> anyhow::Result<PgSettings> {
+    settings(inv)?.ok_or_else(|| {
+        anyhow::anyhow!("no shared store: set agentmem.store (postgres://...) in your user config or AGENTMEM_STORE")
+    })
+}
+
+/// The shared store, open, when one is configured.
+pub fn open(inv: &Invocation) -> anyhow::Result<Option<PgStore>> {
+    Ok(match settings(inv)? {
+        Some(settings) => Some(PgStore::open(&settings)?),
+        None => None,
+    })
+}
+
+/// `mem migrate`.
+pub fn run_migrate(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let settings = required(inv)?;
+    let mut client = connect(&settings)?;
+    let applied = migrate(&mut client, &settings.target())?;
+    if applied.is_empty() {
+        writeln!(
+            out,
+            "{}: schema version {} (nothing to do)",
+            settings.target(),
+            agentctx_agentmem::pg::SCHEMA_VERSION
+        )?;
+    } else {
+        for version in applied {
+            writeln!(out, "{}: applied migration {version}", settings.target())?;
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// `mem sync`.
+pub fn run_sync(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+    let settings = required(inv)?;
+    let root = crate::commands::memstore::location(inv)?.root;
+    let report = sync(&settings, &root)?;
+    writeln!(
+        out,
+        "{}: {} sent, {} already there, {} dropped (file gone), {} waiting",
+        settings.target(),
+        report.sent,
+        report.already_there,
+        report.dropped,
+        report.waiting
+    )?;
+    match report.stopped {
+        Some(why) => {
+            writeln!(out, "stopped: {why}")?;
+            Ok(Outcome::Status(1))
+        }
+        None => Ok(Outcome::Success),
+    }
+}

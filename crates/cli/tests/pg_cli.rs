@@ -1,0 +1,314 @@
+//! AgentMem's shared PostgreSQL store through the binary, against a real
+//! PostgreSQL server (Debian's `postgresql`; a throwaway cluster per test
+//! binary, `crates/agentmem/tests/support/pg.rs`). Each "machine" is its
+//! own HOME and memory folder.
+
+#![cfg(feature = "postgres")]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+#[path = "../../agentmem/tests/support/pg.rs"]
+mod support_pg;
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use support_pg::TempCluster;
+
+fn cluster() -> &'static TempCluster {
+    static CLUSTER: OnceLock<TempCluster> = OnceLock::new();
+    CLUSTER.get_or_init(TempCluster::start)
+}
+
+/// A machine: a HOME whose memory folder is its own.
+struct Machine {
+    dir: tempfile::TempDir,
+    store: String,
+}
+
+impl Machine {
+    fn new(store: &str) -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            store: store.to_owned(),
+        }
+    }
+
+    fn memory(&self) -> PathBuf {
+        self.dir.path().join("memory")
+    }
+
+    fn run(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_agentctx"));
+        cmd.env_clear()
+            .env("HOME", self.dir.path())
+            .env("PATH", "/usr/bin:/bin")
+            .env("AGENTMEM_ROOT", self.memory())
+            .env("AGENTMEM_STORE", &self.store)
+            .env("XDG_STATE_HOME", self.dir.path().join("state"))
+            .current_dir(self.dir.path())
+            .args(args)
+            .stdin(if stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        if let Some(text) = stdin {
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(text.as_bytes())
+                .unwrap();
+        }
+        child.wait_with_output().unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args, None);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn capture(&self, agent_id: &str, message: &str) -> Output {
+        self.run(&["mem", "capture"], Some(&hook_json(agent_id, message)))
+    }
+
+    fn outbox(&self) -> usize {
+        std::fs::read_dir(self.memory().join(".agentmem/outbox"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    }
+}
+
+fn hook_json(agent_id: &str, message: &str) -> String {
+    serde_json::json!({
+        "session_id": "s-1",
+        "transcript_path": "/nonexistent/s-1.jsonl",
+        "cwd": "/nonexistent/app",
+        "hook_event_name": "SubagentStop",
+        "agent_id": agent_id,
+        "agent_type": "engineer",
+        "agent_transcript_path": format!("/nonexistent/agent-{agent_id}.jsonl"),
+        "last_assistant_message": message,
+    })
+    .to_string()
+}
+
+fn rows(url: &str) -> i64 {
+    let out = Command::new("psql")
+        .args([url, "-Atc", "SELECT count(*) FROM agentmem_captures"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(-1)
+}
+
+fn log(machine: &Machine) -> String {
+    std::fs::read_to_string(machine.dir.path().join("state/agentctx/agentmem.log"))
+        .unwrap_or_default()
+}
+
+#[test]
+fn migrations_run_concurrently_and_twice() {
+    let url = cluster().create_database("migrate");
+    let machines: Vec<Machine> = (0..8).map(|_| Machine::new(&url)).collect();
+    // At once: eight processes started together.
+    let outs: Vec<Output> = std::thread::scope(|scope| {
+        let handles: Vec<_> = machines
+            .iter()
+            .map(|m| scope.spawn(move || m.run(&["mem", "migrate"], None)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for out in &outs {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let again = machines[0].ok(&["mem", "migrate"]);
+    assert!(again.contains("nothing to do"), "{again}");
+    let fresh = cluster().create_database("migrate_at_once");
+    let machines: Vec<Machine> = (0..8).map(|_| Machine::new(&fresh)).collect();
+    let outs: Vec<Output> = std::thread::scope(|scope| {
+        let handles: Vec<_> = machines
+            .iter()
+            .map(|m| scope.spawn(move || m.run(&["mem", "migrate"], None)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let applied = outs
+        .iter()
+        .filter(|o| String::from_utf8_lossy(&o.stdout).contains("applied migration 1"))
+        .count();
+    assert!(outs.iter().all(|o| o.status.success()));
+    assert_eq!(applied, 1, "exactly one process applies it");
+}
+
+#[test]
+fn fifty_machines_capturing_one_run_make_one_row() {
+    let url = cluster().create_database("dedupe");
+    Machine::new(&url).ok(&["mem", "migrate"]);
+    let machines: Vec<Machine> = (0..50).map(|_| Machine::new(&url)).collect();
+    let outs: Vec<Output> = std::thread::scope(|scope| {
+        let handles: Vec<_> = machines
+            .iter()
+            .map(|m| {
+                scope.spawn(move || m.capture("run-1", "🎯 COMPLETED: [AGENT:engineer] One run"))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for out in &outs {
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(rows(&url), 1);
+    let queued: usize = machines.iter().map(Machine::outbox).sum();
+    assert_eq!(queued, 0, "every machine reached the store");
+}
+
+#[test]
+fn search_finds_english_words_and_japanese_inside_words() {
+    let url = cluster().create_database("search");
+    let m = Machine::new(&url);
+    m.ok(&["mem", "migrate"]);
+    m.capture(
+        "en-1",
+        "🎯 COMPLETED: [AGENT:engineer] Fixed the token refresh race in the auth middleware",
+    );
+    m.capture(
+        "ja-1",
+        "🎯 COMPLETED: [AGENT:engineer] 認証フローを調査した結果を報告",
+    );
+    m.capture("other", "🎯 COMPLETED: [AGENT:engineer] Unrelated cleanup");
+    assert_eq!(rows(&url), 3, "{}", log(&m));
+    let hits = |query: &str| -> Vec<serde_json::Value> {
+        serde_json::from_str(&m.ok(&["--json", "mem", "search", query])).unwrap()
+    };
+    let en = hits("refresh");
+    assert_eq!(en.len(), 1, "{en:?}");
+    assert!(
+        en[0]["completion"]
+            .as_str()
+            .unwrap()
+            .contains("token refresh")
+    );
+    assert_eq!(hits("\"token refresh\"").len(), 1);
+    assert_eq!(hits("middle*").len(), 1);
+    let ja = hits("フロー");
+    assert_eq!(ja.len(), 1, "{ja:?}");
+    assert!(ja[0]["completion"].as_str().unwrap().contains("認証フロー"));
+    assert_eq!(hits("調査").len(), 1);
+    assert_eq!(hits("認").len(), 1);
+    assert!(hits("フロア").is_empty());
+    // show by the short id, list and stats read the store.
+    let id = ja[0]["id"].as_str().unwrap();
+    assert!(m.ok(&["mem", "show", id]).contains("認証フロー"));
+    let short = agentctx_agentmem::short_id(id);
+    assert!(m.ok(&["mem", "show", &short]).contains("認証フロー"));
+    let list: Vec<serde_json::Value> =
+        serde_json::from_str(&m.ok(&["--json", "mem", "list"])).unwrap();
+    assert_eq!(list.len(), 3);
+    let stats: serde_json::Value =
+        serde_json::from_str(&m.ok(&["--json", "mem", "stats"])).unwrap();
+    assert_eq!(stats["total"], 3);
+    // Another machine, with no local captures, sees them all.
+    let other = Machine::new(&url);
+    let list: Vec<serde_json::Value> =
+        serde_json::from_str(&other.ok(&["--json", "mem", "list"])).unwrap();
+    assert_eq!(list.len(), 3);
+}
+
+#[test]
+fn an_unreachable_store_keeps_the_capture_and_sync_sends_it_once() {
+    // Nothing listens on this port: the store is down.
+    let down = "postgres://agentctx@127.0.0.1:9/agentctx?connect_timeout=2";
+    let url = cluster().create_database("outbox");
+    let m = Machine::new(down);
+    let out = m.capture(
+        "late-1",
+        "🎯 COMPLETED: [AGENT:engineer] Written while offline",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty() && out.stderr.is_empty());
+    assert_eq!(m.outbox(), 1);
+    assert!(
+        log(&m).contains("queued for 127.0.0.1:9/agentctx"),
+        "{}",
+        log(&m)
+    );
+    // The store is back (and migrated): sync sends it, once.
+    let m = Machine {
+        store: url.clone(),
+        ..m
+    };
+    m.ok(&["mem", "migrate"]);
+    let synced = m.ok(&["mem", "sync"]);
+    assert!(synced.contains("1 sent"), "{synced}");
+    assert_eq!(m.outbox(), 0);
+    assert_eq!(rows(&url), 1);
+    let again = m.ok(&["mem", "sync"]);
+    assert!(again.contains("0 sent"), "{again}");
+    // An unmigrated store queues too, saying what to run.
+    let bare = cluster().create_database("bare");
+    let n = Machine::new(&bare);
+    n.capture("late-2", "🎯 COMPLETED: [AGENT:engineer] Before migrate");
+    assert_eq!(n.outbox(), 1);
+    assert!(
+        log(&n).contains("run `agentctx mem migrate`"),
+        "{}",
+        log(&n)
+    );
+}
+
+#[test]
+fn the_next_capture_sends_what_waited() {
+    let url = cluster().create_database("along");
+    let m = Machine::new("postgres://agentctx@127.0.0.1:9/agentctx?connect_timeout=2");
+    m.capture("w-1", "🎯 COMPLETED: [AGENT:engineer] First while offline");
+    m.capture("w-2", "🎯 COMPLETED: [AGENT:engineer] Second while offline");
+    assert_eq!(m.outbox(), 2);
+    let m = Machine {
+        store: url.clone(),
+        ..m
+    };
+    m.ok(&["mem", "migrate"]);
+    m.capture("w-3", "🎯 COMPLETED: [AGENT:engineer] Online again");
+    assert_eq!(m.outbox(), 0);
+    assert_eq!(rows(&url), 3);
+}
+
+#[test]
+fn a_project_file_cannot_name_the_store() {
+    let m = Machine::new("");
+    let project = m.dir.path().join("repo");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::write(
+        project.join(".agentctx.yaml"),
+        "agentmem:\n  store: postgres://attacker@evil.example/db\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_agentctx"))
+        .env_clear()
+        .env("HOME", m.dir.path())
+        .current_dir(&project)
+        .args(["config"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("agentmem.store"), "{stderr}");
+}
