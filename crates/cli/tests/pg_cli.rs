@@ -312,3 +312,45 @@ fn a_project_file_cannot_name_the_store() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("agentmem.store"), "{stderr}");
 }
+
+/// The row-level-security example of docs/agentmem.md, run: a worker
+/// role reads only the captures of the repositories it is given.
+#[test]
+fn row_level_security_limits_a_worker_to_its_repositories() {
+    let url = cluster().create_database("rls");
+    let admin = Machine::new(&url);
+    admin.ok(&["mem", "migrate"]);
+    let psql = |sql: &str| {
+        let out = Command::new("psql")
+            .args([url.as_str(), "-v", "ON_ERROR_STOP=1", "-Atc", sql])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    for (key, remote) in [
+        ("a", "github.com/acme/app"),
+        ("b", "github.com/acme/secret"),
+    ] {
+        psql(&format!(
+            "INSERT INTO agentmem_captures (capture_key, name, short, time, category, agent, source, session,
+               project, completion, description, remote, root_commit, pname, top, package, body, document, search)
+             VALUES ('{key}', 'n-{key}', 's-{key}', '2026-11-25 10:00:00', 'RESEARCH', 'engineer', '', '', '',
+               'about {key}', '', '{remote}', '', '', '', '', 'body', 'doc', to_tsvector('simple', 'body'))"
+        ));
+    }
+    psql(include_str!("../../../docs/examples/agentmem-rls.sql"));
+    psql("INSERT INTO agentmem_readers VALUES ('worker_a', 'github.com/acme/app')");
+    let worker = Machine::new(&url.replacen("agentctx@", "worker_a@", 1));
+    let list: Vec<serde_json::Value> =
+        serde_json::from_str(&worker.ok(&["--json", "mem", "list"])).unwrap();
+    assert_eq!(list.len(), 1, "{list:?}");
+    assert_eq!(list[0]["identity"]["remote"], "github.com/acme/app");
+    // The owner (a superuser here) still sees both.
+    let all: Vec<serde_json::Value> =
+        serde_json::from_str(&admin.ok(&["--json", "mem", "list"])).unwrap();
+    assert_eq!(all.len(), 2);
+}
