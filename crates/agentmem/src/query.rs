@@ -20,6 +20,20 @@ pub struct Query {
     pub parts: Vec<(String, bool)>,
 }
 
+/// `text` parsed, and `filter` with the query's own filters
+/// (`category:`, `agent:`, `source:`) added: what every store searches by.
+pub fn parse_with_filter(
+    text: &str,
+    filter: &crate::store::Filter,
+) -> Result<(Query, crate::store::Filter), StoreError> {
+    let parsed = parse_query(text)?;
+    let mut filter = filter.clone();
+    filter.categories.extend(parsed.categories.iter().cloned());
+    filter.agent = filter.agent.or(parsed.agent.clone());
+    filter.source = filter.source.or(parsed.source.clone());
+    Ok((parsed, filter))
+}
+
 /// Every term is quoted for FTS5 (so `auth-flow` is a term, not an
 /// operator); `word*` keeps its prefix star; terms are ANDed.
 pub fn parse_query(text: &str) -> Result<Query, StoreError> {

@@ -553,11 +553,7 @@ impl MemoryStore {
     /// Ranked matches for `query` (docs/agentmem.md: words, "phrases",
     /// prefix*, category:X, agent:X, source:X).
     pub fn search(&self, query: &str, filter: &Filter) -> Result<Vec<SearchHit>, StoreError> {
-        let parsed = crate::query::parse_query(query)?;
-        let mut filter = filter.clone();
-        filter.categories.extend(parsed.categories);
-        filter.agent = filter.agent.or(parsed.agent);
-        filter.source = filter.source.or(parsed.source);
+        let (parsed, filter) = crate::query::parse_with_filter(query, filter)?;
         let (clause, mut values) = where_clause(&filter, 1);
         let limit = if filter.limit == 0 { 50 } else { filter.limit };
         let Some(fts) = parsed.fts else {
@@ -616,11 +612,7 @@ impl MemoryStore {
     /// How many captures `query` (empty: every capture) and `filter` match,
     /// whatever `filter.limit` says: the total a listing is part of.
     pub fn count(&self, query: &str, filter: &Filter) -> Result<u64, StoreError> {
-        let parsed = crate::query::parse_query(query)?;
-        let mut filter = filter.clone();
-        filter.categories.extend(parsed.categories);
-        filter.agent = filter.agent.or(parsed.agent);
-        filter.source = filter.source.or(parsed.source);
+        let (parsed, filter) = crate::query::parse_with_filter(query, filter)?;
         let (sql, values) = match parsed.fts {
             None => {
                 let (clause, values) = where_clause(&filter, 0);

@@ -35,6 +35,9 @@ pub enum PgError {
         /// What is wrong with it.
         message: String,
     },
+    /// The search query is malformed (an unclosed phrase, a bare `*`).
+    #[error(transparent)]
+    Query(#[from] crate::StoreError),
     /// The password file cannot be read.
     #[error("agentmem.store_password_file {}: {source}", .path.display())]
     PasswordFile {

@@ -99,13 +99,7 @@ impl PgStore {
     /// # Errors
     /// The query is malformed, or a statement fails.
     pub fn search(&mut self, query: &str, filter: &Filter) -> Result<Vec<SearchHit>, PgError> {
-        let parsed = crate::query::parse_query(query).map_err(|e| PgError::Url {
-            message: e.to_string(),
-        })?;
-        let mut filter = filter.clone();
-        filter.categories.extend(parsed.categories.clone());
-        filter.agent = filter.agent.or(parsed.agent.clone());
-        filter.source = filter.source.or(parsed.source.clone());
+        let (parsed, filter) = crate::query::parse_with_filter(query, filter)?;
         let limit = if filter.limit == 0 { 50 } else { filter.limit };
         let Some(tsquery) = tsquery(&parsed.parts) else {
             return Ok(self
@@ -150,13 +144,7 @@ impl PgStore {
     /// # Errors
     /// The query is malformed, or a statement fails.
     pub fn count(&mut self, query: &str, filter: &Filter) -> Result<u64, PgError> {
-        let parsed = crate::query::parse_query(query).map_err(|e| PgError::Url {
-            message: e.to_string(),
-        })?;
-        let mut filter = filter.clone();
-        filter.categories.extend(parsed.categories.clone());
-        filter.agent = filter.agent.or(parsed.agent.clone());
-        filter.source = filter.source.or(parsed.source.clone());
+        let (parsed, filter) = crate::query::parse_with_filter(query, filter)?;
         let (sql, values) = match tsquery(&parsed.parts) {
             None => {
                 let (clause, values) = pg_where(&filter, 0);
