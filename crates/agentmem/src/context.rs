@@ -16,6 +16,7 @@ use sha2::Digest as _;
 use agentctx_types::{CaptureRecord, MemoryContext};
 
 use crate::store::{Filter, MemoryStore, StoreError};
+use crate::stores::CaptureStore;
 
 /// Counts tokens the way the model will. Given to [`MemoryStore::context`]
 /// so this crate carries no vocabulary of its own.
@@ -29,65 +30,66 @@ pub trait TokenCounter {
 /// Characters of a capture's output an entry shows.
 const EXCERPT_CHARS: usize = 600;
 
-impl MemoryStore {
-    /// The best matches for `query`, most useful first (the search's
-    /// relevance in the ranking recall uses: `rank.rs`, measured on
-    /// `today`), each with its completion, date, agent, file and the start
-    /// of its output, as many as fit `max_tokens` whole (the sum of the
-    /// parts' counts).
-    ///
-    /// # Errors
-    /// A query the index cannot parse, an index that cannot be read or
-    /// written, or a count that fails.
-    pub fn context(
-        &self,
-        query: &str,
-        filter: &Filter,
-        max_tokens: usize,
-        counter: &dyn TokenCounter,
-        today: jiff::civil::Date,
-    ) -> Result<MemoryContext, StoreError> {
-        let mut hits = self.search(query, filter)?;
-        // bm25 is negative, lower is better: relevance is the share of the
-        // best hit's score (1 for every hit of a query without words).
-        let best = hits.iter().map(|h| h.score).fold(0.0_f64, f64::min);
-        let useful = |h: &agentctx_types::SearchHit| {
-            let relevance = if best < 0.0 { h.score / best } else { 1.0 };
-            crate::rank::usefulness(&h.record.category, &h.record.time, today, relevance)
-        };
-        // Stable: equal usefulness keeps the search's order.
-        hits.sort_by(|a, b| useful(b).total_cmp(&useful(a)));
-        let open = open_tag(query);
-        let close = "</memory_context>\n";
-        let entries: Vec<String> = hits.iter().map(|hit| entry(&hit.record)).collect();
-        // An o200k (or cl100k) token covers at least one byte: when the
-        // whole block has no more bytes than the budget has tokens,
-        // everything fits without a single count.
-        let bytes = open.len() + close.len() + entries.iter().map(String::len).sum::<usize>();
-        let shown = if bytes <= max_tokens {
-            entries.len()
-        } else {
-            let mut used =
-                self.cached_count(&open, counter)? + self.cached_count(close, counter)?;
-            let mut shown = 0;
-            for entry in &entries {
-                let cost = self.cached_count(entry, counter)?;
-                if used + cost > max_tokens {
-                    break;
-                }
-                used += cost;
-                shown += 1;
-            }
-            shown
-        };
-        Ok(MemoryContext {
-            query: query.to_owned(),
-            text: format!("{open}{}{close}", entries[..shown].concat()),
-            matches: hits.len() as u64,
-            shown: shown as u64,
-        })
+/// The best matches for `query` in `store`, most useful first (the
+/// search's relevance in the ranking recall uses: `rank.rs`, measured on
+/// `today`), each with its completion, date, agent, where it is and the
+/// start of its output, as many as fit `max_tokens` whole (the sum of the
+/// parts' counts).
+pub(crate) fn context<S: CaptureStore + ?Sized>(
+    store: &mut S,
+    query: &str,
+    filter: &Filter,
+    max_tokens: usize,
+    counter: &dyn TokenCounter,
+    today: jiff::civil::Date,
+) -> Result<MemoryContext, StoreError> {
+    let mut hits = store.search(query, filter)?;
+    // Scores are lower-is-better (bm25, a negated ts_rank): relevance is
+    // the share of the best hit's score (1 for every hit of a query
+    // without words).
+    let best = hits.iter().map(|h| h.score).fold(0.0_f64, f64::min);
+    let useful = |h: &agentctx_types::SearchHit| {
+        let relevance = if best < 0.0 { h.score / best } else { 1.0 };
+        crate::rank::usefulness(&h.record.category, &h.record.time, today, relevance)
+    };
+    // Stable: equal usefulness keeps the search's order.
+    hits.sort_by(|a, b| useful(b).total_cmp(&useful(a)));
+    let open = open_tag(query);
+    let close = "</memory_context>\n";
+    let mut entries = Vec::with_capacity(hits.len());
+    for hit in &hits {
+        // A capture deleted since the search shows its heading alone.
+        let document = store.document(&hit.record).unwrap_or_default();
+        entries.push(entry(&hit.record, &document));
     }
+    // An o200k (or cl100k) token covers at least one byte: when the
+    // whole block has no more bytes than the budget has tokens,
+    // everything fits without a single count.
+    let bytes = open.len() + close.len() + entries.iter().map(String::len).sum::<usize>();
+    let shown = if bytes <= max_tokens {
+        entries.len()
+    } else {
+        let mut used = store.token_count(&open, counter)? + store.token_count(close, counter)?;
+        let mut shown = 0;
+        for entry in &entries {
+            let cost = store.token_count(entry, counter)?;
+            if used + cost > max_tokens {
+                break;
+            }
+            used += cost;
+            shown += 1;
+        }
+        shown
+    };
+    Ok(MemoryContext {
+        query: query.to_owned(),
+        text: format!("{open}{}{close}", entries[..shown].concat()),
+        matches: hits.len() as u64,
+        shown: shown as u64,
+    })
+}
 
+impl MemoryStore {
     /// The token count of `text`, from the index when it was counted before.
     pub(crate) fn cached_count(
         &self,
@@ -137,12 +139,10 @@ pub(crate) fn attribute(text: &str) -> String {
 }
 
 /// One capture in the block: a heading, its file, the start of its output.
-fn entry(record: &CaptureRecord) -> String {
-    // A capture deleted since the index was read shows its heading alone.
-    let output = std::fs::read_to_string(&record.path).unwrap_or_default();
-    let start = output
+fn entry(record: &CaptureRecord, document: &str) -> String {
+    let start = document
         .split_once("## Agent Output\n")
-        .map_or(output.as_str(), |(_, rest)| rest)
+        .map_or(document, |(_, rest)| rest)
         .split("\n---\n\n## Metadata")
         .next()
         .unwrap_or("")
@@ -213,7 +213,7 @@ mod tests {
 
     #[test]
     fn counts_are_kept_and_the_answer_is_the_same() {
-        let (_dir, store) = store_with(6);
+        let (_dir, mut store) = store_with(6);
         let counter = Quarter(Cell::new(0));
         let first = store
             .context("token refresh", &Filter::default(), 400, &counter, today())
@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn a_budget_the_bytes_fit_needs_no_count() {
-        let (_dir, store) = store_with(3);
+        let (_dir, mut store) = store_with(3);
         let counter = Quarter(Cell::new(0));
         let all = store
             .context(

@@ -63,6 +63,8 @@ mod redact;
 mod run;
 #[cfg(feature = "store")]
 mod store;
+#[cfg(feature = "store")]
+mod stores;
 mod tail;
 
 pub use capture::{
@@ -84,6 +86,8 @@ pub use run::{
 };
 #[cfg(feature = "store")]
 pub use store::{FULL_CHECK_LIMIT, Filter, MemoryStore, Reconciled, Scope, StoreError, short_id};
+#[cfg(feature = "store")]
+pub use stores::{CaptureSource, CaptureStore};
 /// A JSONL transcript's lines from the newest, read from its end in
 /// bounded chunks.
 pub use tail::ReverseLines;

@@ -9,14 +9,14 @@
 
 /// Weights of the categories the capture names (`completion.rs`); any
 /// other category weighs [`OTHER_WEIGHT`].
-const KIND_WEIGHTS: &[(&str, f64)] = &[
+pub(crate) const KIND_WEIGHTS: &[(&str, f64)] = &[
     ("DECISION", 1.0),
     ("IMPLEMENTATION", 0.9),
     ("RESEARCH", 0.8),
 ];
-const OTHER_WEIGHT: f64 = 0.7;
+pub(crate) const OTHER_WEIGHT: f64 = 0.7;
 /// Days after which a capture counts half.
-const HALF_AFTER_DAYS: f64 = 30.0;
+pub(crate) const HALF_AFTER_DAYS: f64 = 30.0;
 
 fn weight(category: &str) -> f64 {
     KIND_WEIGHTS

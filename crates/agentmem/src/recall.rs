@@ -5,11 +5,12 @@
 
 use std::fmt::Write as _;
 
-use agentctx_types::{MemoryIndex, ProjectIdentity};
+use agentctx_types::{CaptureRecord, MemoryIndex, ProjectIdentity};
 use rusqlite::params_from_iter;
 
 use crate::context::TokenCounter;
 use crate::store::{Filter, MemoryStore, RECORD_COLUMNS, Scope, StoreError, record_from_row};
+use crate::stores::CaptureStore;
 
 /// Characters of a completion line an entry keeps.
 const COMPLETION_CHARS: usize = 140;
@@ -63,119 +64,119 @@ impl Scope {
     }
 }
 
-impl MemoryStore {
-    /// The index for `request`: empty text when the project has no
-    /// captures (or the budget holds not even one line).
-    ///
-    /// # Errors
-    /// The index cannot be read, or a token count fails.
-    pub fn recall_index(
-        &self,
-        request: &RecallRequest,
-        counter: &dyn TokenCounter,
-    ) -> Result<MemoryIndex, StoreError> {
-        let filter = Filter {
-            categories: request.categories.clone(),
-            since: (request.max_age_days > 0)
-                .then(|| {
-                    request
-                        .today
-                        .checked_sub(jiff::Span::new().days(i64::from(request.max_age_days)))
-                        .ok()
-                })
-                .flatten()
-                .map(|d| d.to_string()),
-            scope: Some(request.scope.clone()),
-            ..Filter::default()
-        };
-        let matches = self.count("", &filter)?;
-        let empty = MemoryIndex {
-            identity: request.identity.clone(),
-            matches,
-            shown: 0,
-            text: String::new(),
-        };
-        if matches == 0 || request.max_tokens == 0 {
-            return Ok(empty);
-        }
-        let lines = self.ranked_lines(request, &filter)?;
-        let open = format!(
-            "<memory_index project=\"{}\" captures=\"{matches}\">\nPast work of sub-agents in this project, most useful first: date, kind, agent, what it concluded, [id]. Read one in full with `{} mem show ID`; search them with `{} mem search --this-project \"words\"`.\n",
-            crate::context::attribute(&request.identity.label()),
-            request.program,
-            request.program,
-        );
-        let close = "</memory_index>\n";
-        let bytes = open.len() + close.len() + lines.iter().map(String::len).sum::<usize>();
-        let shown = if bytes <= request.max_tokens {
-            lines.len()
-        } else {
-            let mut used =
-                self.cached_count(&open, counter)? + self.cached_count(close, counter)?;
-            let mut shown = 0;
-            for line in &lines {
-                let cost = self.cached_count(line, counter)?;
-                if used + cost > request.max_tokens {
-                    break;
-                }
-                used += cost;
-                shown += 1;
-            }
-            shown
-        };
-        if shown == 0 {
-            return Ok(empty);
-        }
-        Ok(MemoryIndex {
-            shown: shown as u64,
-            text: format!("{open}{}{close}", lines[..shown].concat()),
-            ..empty
-        })
-    }
-
-    /// The lines of the most useful captures, best first: as many as the
-    /// budget could hold were each line as short as a line can be.
-    fn ranked_lines(
-        &self,
-        request: &RecallRequest,
-        filter: &Filter,
-    ) -> Result<Vec<String>, StoreError> {
-        let (clause, mut values) = crate::store::where_clause(filter, 1);
-        values.insert(0, request.today.to_string());
-        // A line costs at least 12 tokens (date, kind, agent, id, brackets).
-        let limit = request.max_tokens / 12 + 1;
-        let sql = format!(
-            "SELECT {RECORD_COLUMNS}, c.short FROM captures c WHERE {clause}
-             ORDER BY {} DESC, c.time DESC, c.name LIMIT {limit}",
-            crate::rank::usefulness_sql("?1")
-        );
-        let mut stmt = self
-            .connection()
-            .prepare(&sql)
-            .map_err(|e| self.index_error(e))?;
-        let rows = stmt
-            .query_map(params_from_iter(values.iter()), |r| {
-                Ok((
-                    record_from_row(r)?,
-                    r.get::<_, String>(crate::store::RECORD_COLUMN_COUNT)?,
-                ))
+/// The index for `request` from `store`: empty text when the project has
+/// no captures (or the budget holds not even one line).
+pub(crate) fn recall_index<S: CaptureStore + ?Sized>(
+    store: &mut S,
+    request: &RecallRequest,
+    counter: &dyn TokenCounter,
+) -> Result<MemoryIndex, StoreError> {
+    let filter = Filter {
+        categories: request.categories.clone(),
+        since: (request.max_age_days > 0)
+            .then(|| {
+                request
+                    .today
+                    .checked_sub(jiff::Span::new().days(i64::from(request.max_age_days)))
+                    .ok()
             })
-            .map_err(|e| self.index_error(e))?;
-        let mut lines = Vec::new();
-        for row in rows {
-            let (record, short) = row.map_err(|e| self.index_error(e))?;
-            // A row the index holds for a file outside the memory folder
-            // (an index someone else wrote) is never shown.
-            if self.owns(&record.path) {
-                lines.push(line(&record, &short));
-            }
-        }
-        Ok(lines)
+            .flatten()
+            .map(|d| d.to_string()),
+        scope: Some(request.scope.clone()),
+        ..Filter::default()
+    };
+    let matches = store.count("", &filter)?;
+    let empty = MemoryIndex {
+        identity: request.identity.clone(),
+        matches,
+        shown: 0,
+        text: String::new(),
+    };
+    if matches == 0 || request.max_tokens == 0 {
+        return Ok(empty);
     }
+    // A line costs at least 12 tokens (date, kind, agent, id, brackets):
+    // no more candidates than the budget could hold were each that short.
+    let limit = request.max_tokens / 12 + 1;
+    let lines: Vec<String> = store
+        .most_useful(&filter, request.today, limit)?
+        .iter()
+        .map(|(record, short)| line(record, short))
+        .collect();
+    let open = format!(
+        "<memory_index project=\"{}\" captures=\"{matches}\">\nPast work of sub-agents in this project, most useful first: date, kind, agent, what it concluded, [id]. Read one in full with `{} mem show ID`; search them with `{} mem search --this-project \"words\"`.\n",
+        crate::context::attribute(&request.identity.label()),
+        request.program,
+        request.program,
+    );
+    let close = "</memory_index>\n";
+    let bytes = open.len() + close.len() + lines.iter().map(String::len).sum::<usize>();
+    let shown = if bytes <= request.max_tokens {
+        lines.len()
+    } else {
+        let mut used = store.token_count(&open, counter)? + store.token_count(close, counter)?;
+        let mut shown = 0;
+        for line in &lines {
+            let cost = store.token_count(line, counter)?;
+            if used + cost > request.max_tokens {
+                break;
+            }
+            used += cost;
+            shown += 1;
+        }
+        shown
+    };
+    if shown == 0 {
+        return Ok(empty);
+    }
+    Ok(MemoryIndex {
+        shown: shown as u64,
+        text: format!("{open}{}{close}", lines[..shown].concat()),
+        ..empty
+    })
+}
+
+/// The local index's most useful captures for `filter`, best first, with
+/// their short ids ([`CaptureStore::most_useful`]).
+pub(crate) fn most_useful_local(
+    store: &MemoryStore,
+    filter: &Filter,
+    today: jiff::civil::Date,
+    limit: usize,
+) -> Result<Vec<(CaptureRecord, String)>, StoreError> {
+    let (clause, mut values) = crate::store::where_clause(filter, 1);
+    values.insert(0, today.to_string());
+    let sql = format!(
+        "SELECT {RECORD_COLUMNS}, c.short FROM captures c WHERE {clause}
+         ORDER BY {} DESC, c.time DESC, c.name LIMIT {limit}",
+        crate::rank::usefulness_sql("?1")
+    );
+    let mut stmt = store
+        .connection()
+        .prepare(&sql)
+        .map_err(|e| store.index_error(e))?;
+    let rows = stmt
+        .query_map(params_from_iter(values.iter()), |r| {
+            Ok((
+                record_from_row(r)?,
+                r.get::<_, String>(crate::store::RECORD_COLUMN_COUNT)?,
+            ))
+        })
+        .map_err(|e| store.index_error(e))?;
+    let mut found = Vec::new();
+    for row in rows {
+        let (record, short) = row.map_err(|e| store.index_error(e))?;
+        // A row the index holds for a file outside the memory folder
+        // (an index someone else wrote) is never shown.
+        if store.owns(&record.path) {
+            found.push((record, short));
+        }
+    }
+    Ok(found)
 }
 
 /// One entry: `- 2026-11-20 RESEARCH researcher: what it concluded [id]`.
-fn line(record: &agentctx_types::CaptureRecord, short: &str) -> String {
+fn line(record: &CaptureRecord, short: &str) -> String {
     let completion = plain(&record.completion);
     let mut cut: String = completion.chars().take(COMPLETION_CHARS).collect();
     if completion.chars().nth(COMPLETION_CHARS).is_some() {

@@ -130,6 +130,11 @@ pub enum StoreError {
         /// The tokenizer's error.
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// The shared PostgreSQL store failed (unreachable, not migrated, a
+    /// statement failed).
+    #[cfg(feature = "postgres")]
+    #[error(transparent)]
+    Shared(Box<crate::pg::PgError>),
     /// `mem show`: no capture has this path, name or prefix.
     #[error("no capture matches {id:?}")]
     NotFound {
@@ -272,6 +277,11 @@ impl MemoryStore {
                 })
             }
         }
+    }
+
+    /// The memory folder this index is of.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// Where the index file is.

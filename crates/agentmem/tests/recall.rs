@@ -12,8 +12,8 @@ use support_git::git;
 use std::path::{Path, PathBuf};
 
 use agentctx_agentmem::{
-    CaptureOutcome, CaptureSettings, IdentityOptions, MemoryStore, RecallRequest, Scope,
-    StoreLocation, TokenCounter, Trigger, capture, identify, short_id,
+    CaptureOutcome, CaptureSettings, CaptureStore, IdentityOptions, MemoryStore, RecallRequest,
+    Scope, StoreLocation, TokenCounter, Trigger, capture, identify, short_id,
 };
 use agentctx_types::{HookInput, MemoryIndex};
 

@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use agentctx_agentmem::{
-    IdentityOptions, RecallRequest, Scope, StoreLocation, TokenCounter, identify,
+    CaptureSource, CaptureStore, IdentityOptions, RecallRequest, Scope, StoreLocation,
+    TokenCounter, identify,
 };
 use agentctx_types::{MemoryIndex, RecallConfig};
 
@@ -56,30 +57,36 @@ pub fn memory_index(
         shown: 0,
         text: String::new(),
     };
-    let location =
-        StoreLocation::from_config(memory, host.home().as_deref(), cache_home.as_deref())
-            .ok_or(RecallError::NoMemoryFolder)?;
-    if !location.root.is_dir() {
-        notes.push(format!(
-            "recall: no memory folder at {} yet",
-            location.root.display()
-        ));
-        return Ok(empty);
-    }
-    // A reconcile that fails (another process holds the index's write
-    // lock past the busy timeout) still leaves the index as it stands.
-    let store = match location.open() {
-        Ok((store, _)) => store,
-        Err(error) => {
-            notes.push(format!(
-                "recall: the index was not brought up to date ({error})"
-            ));
-            location.open_unreconciled()?
-        }
+    let env = host.env;
+    let source = CaptureSource::from_config(
+        memory,
+        &|name| env.get(name).map(str::to_owned),
+        host.home().as_deref(),
+        cache_home.as_deref(),
+    )?
+    .ok_or(RecallError::NoMemoryFolder)?;
+    let from_folder = |notes: &mut Vec<String>| match source.local() {
+        Some(location) => local_store(location, notes),
+        None => Ok(None),
     };
-    if let Some(why) = store.in_memory() {
-        notes.push(format!("recall: {why}"));
-    }
+    let opened: Option<Box<dyn CaptureStore + Send>> = if source.is_shared() {
+        match source.open() {
+            Ok(store) => Some(store),
+            // The team's store is down: this machine's own captures are
+            // better than none.
+            Err(error) => {
+                notes.push(format!(
+                    "recall: the shared store cannot be read ({error}); recalling from the memory folder"
+                ));
+                from_folder(notes)?.map(|s| Box::new(s) as _)
+            }
+        }
+    } else {
+        from_folder(notes)?.map(|s| Box::new(s) as _)
+    };
+    let Some(mut store) = opened else {
+        return Ok(empty);
+    };
     let request = RecallRequest {
         scope: Scope::of(
             &identity,
@@ -95,6 +102,36 @@ pub fn memory_index(
         program: program_of(host),
     };
     Ok(store.recall_index(&request, &O200kCounter)?)
+}
+
+/// The memory folder's index, brought up to date; `None` when there is no
+/// folder yet (nothing to recall).
+fn local_store(
+    location: &StoreLocation,
+    notes: &mut Vec<String>,
+) -> Result<Option<agentctx_agentmem::MemoryStore>, RecallError> {
+    if !location.root.is_dir() {
+        notes.push(format!(
+            "recall: no memory folder at {} yet",
+            location.root.display()
+        ));
+        return Ok(None);
+    }
+    // A reconcile that fails (another process holds the index's write
+    // lock past the busy timeout) still leaves the index as it stands.
+    let store = match location.open() {
+        Ok((store, _)) => store,
+        Err(error) => {
+            notes.push(format!(
+                "recall: the index was not brought up to date ({error})"
+            ));
+            location.open_unreconciled()?
+        }
+    };
+    if let Some(why) = store.in_memory() {
+        notes.push(format!("recall: {why}"));
+    }
+    Ok(Some(store))
 }
 
 /// How the model runs agentctx: the absolute program when known (the

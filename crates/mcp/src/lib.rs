@@ -93,6 +93,9 @@ pub struct ServerState {
 pub struct ContextServer {
     tool_router: ToolRouter<Self>,
     state: Arc<ServerState>,
+    /// Where captures are read from, decided once for the server's life
+    /// (clones share the shared store's connections), or why there is none.
+    memory: Arc<Result<agentctx_agentmem::CaptureSource, String>>,
     /// The id of this MCP session's resolver state.
     session: Arc<String>,
 }
@@ -117,8 +120,19 @@ impl ContextServer {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
+        let cache = state.env.xdg_dir("XDG_CACHE_HOME", ".cache");
+        let env = &state.env;
+        let memory = agentctx_agentmem::CaptureSource::from_config(
+            &state.config.agentmem,
+            &|name| env.get(name).map(str::to_owned),
+            env.home().as_deref(),
+            cache.as_deref(),
+        )
+        .map_err(|e| e.to_string())
+        .and_then(|s| s.ok_or_else(|| "no memory folder (set AGENTMEM_ROOT or HOME)".to_owned()));
         Ok(Self {
             tool_router,
+            memory: Arc::new(memory),
             state: Arc::new(state),
             session: Arc::new(format!("mcp-{}-{nanos}", std::process::id())),
         })

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use agentctx_agentmem::CaptureStore;
 use agentctx_hooks::{ComposeParts, Guard, Host, Verdict, compose};
 use agentctx_types::{
     ContextRequest, FilesRequest, HookAgent, IdRequest, MemQueryRequest, MemSaveRequest,
@@ -36,18 +37,21 @@ impl ContextServer {
         std::fs::canonicalize(&joined).unwrap_or(joined)
     }
 
-    fn store(&self) -> Result<agentctx_agentmem::MemoryStore, String> {
-        let cache = self.state.env.xdg_dir("XDG_CACHE_HOME", ".cache");
-        let location = agentctx_agentmem::StoreLocation::from_config(
-            &self.state.config.agentmem,
-            self.state.env.home().as_deref(),
-            cache.as_deref(),
-        )
-        .ok_or("no memory folder (set AGENTMEM_ROOT or HOME)")?;
-        location
-            .open()
-            .map(|(store, _)| store)
-            .map_err(|e| e.to_string())
+    fn store(&self) -> Result<Box<dyn CaptureStore + Send>, String> {
+        match self.memory.as_ref() {
+            Ok(source) => source.open().map_err(|e| e.to_string()),
+            Err(why) => Err(why.clone()),
+        }
+    }
+
+    /// Runs `work` on a thread that may block: the memory tools reach the
+    /// shared PostgreSQL store through a blocking client, which must not
+    /// run on the server's async runtime.
+    async fn blocking(&self, work: impl FnOnce(&Self) -> String + Send + 'static) -> String {
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || work(&this))
+            .await
+            .unwrap_or_else(|error| failed("the tool", error))
     }
 
     /// The captures this project's sessions see.
@@ -87,41 +91,44 @@ impl ContextServer {
         description = "The project's context to start with: its rules' instructions, the AGENTS.md chain from the project root to the folder, its file list and an index of past work. `path`: a folder (default the server's); `remote`: github:OWNER/REPO[@REF] or gitlab:GROUP/PROJECT[@REF] instead. Paged: max_tokens, cursor."
     )]
     async fn context(&self, Parameters(request): Parameters<ContextRequest>) -> String {
-        let host = self.host();
-        let composed = match request.remote.as_deref() {
-            Some(spec) => match remote_of(spec, self.state.api_url.as_deref()) {
-                Some(repo) => agentctx_hooks::compose_remote(&host, &repo, false),
-                None => {
-                    return failed(
-                        "context",
-                        format!("{spec:?} is not github:OWNER/REPO or gitlab:GROUP/PROJECT"),
-                    );
-                }
-            },
-            None => {
-                let folder = self.folder(request.path.as_deref());
-                let mut composed = compose(&host, &folder, ComposeParts::ALL);
-                let recall = &self.state.config.agentmem.recall;
-                if recall.enabled {
-                    let mut notes = Vec::new();
-                    if let Ok(index) = agentctx_hooks::memory_index(
-                        &host,
-                        &folder,
-                        recall,
-                        jiff::Zoned::now().date(),
-                        &mut notes,
-                    ) && !index.text.is_empty()
-                    {
-                        composed.system.push(agentctx_types::ContextPart {
-                            kind: agentctx_types::ContextPartKind::Memory,
-                            text: index.text,
-                        });
+        self.blocking(move |this| {
+            let host = this.host();
+            let composed = match request.remote.as_deref() {
+                Some(spec) => match remote_of(spec, this.state.api_url.as_deref()) {
+                    Some(repo) => agentctx_hooks::compose_remote(&host, &repo, false),
+                    None => {
+                        return failed(
+                            "context",
+                            format!("{spec:?} is not github:OWNER/REPO or gitlab:GROUP/PROJECT"),
+                        );
                     }
+                },
+                None => {
+                    let folder = this.folder(request.path.as_deref());
+                    let mut composed = compose(&host, &folder, ComposeParts::ALL);
+                    let recall = &this.state.config.agentmem.recall;
+                    if recall.enabled {
+                        let mut notes = Vec::new();
+                        if let Ok(index) = agentctx_hooks::memory_index(
+                            &host,
+                            &folder,
+                            recall,
+                            jiff::Zoned::now().date(),
+                            &mut notes,
+                        ) && !index.text.is_empty()
+                        {
+                            composed.system.push(agentctx_types::ContextPart {
+                                kind: agentctx_types::ContextPartKind::Memory,
+                                text: index.text,
+                            });
+                        }
+                    }
+                    composed
                 }
-                composed
-            }
-        };
-        page(&composed.text(), &request.paging)
+            };
+            page(&composed.text(), &request.paging)
+        })
+        .await
     }
 
     #[tool(
@@ -255,125 +262,139 @@ impl ContextServer {
         description = "Search the work captured in earlier sessions of this project (words, \"phrases\", prefix*, category:X). One line per capture with its id; read one with mem_get. `all_projects`: search every project's captures."
     )]
     async fn mem_search(&self, Parameters(request): Parameters<MemQueryRequest>) -> String {
-        let store = match self.store() {
-            Ok(store) => store,
-            Err(error) => return failed("mem_search", error),
-        };
-        let filter = agentctx_agentmem::Filter {
-            scope: (!request.all_projects).then(|| self.project_scope()),
-            limit: 50,
-            ..agentctx_agentmem::Filter::default()
-        };
-        match store.search(&request.query, &filter) {
-            Ok(hits) if hits.is_empty() => "No capture matches.\n".to_owned(),
-            Ok(hits) => {
-                let text: String = hits
-                    .iter()
-                    .map(|hit| {
-                        format!(
-                            "- {} {} {}: {} [{}]\n  {}\n",
-                            hit.record.time.get(..10).unwrap_or(""),
-                            hit.record.category,
-                            hit.record.agent,
-                            hit.record.completion.replace('\n', " "),
-                            agentctx_agentmem::short_id(&hit.record.id),
-                            hit.snippet.replace('\n', " ")
-                        )
-                    })
-                    .collect();
-                page(&text, &request.paging)
+        self.blocking(move |this| {
+            let mut store = match this.store() {
+                Ok(store) => store,
+                Err(error) => return failed("mem_search", error),
+            };
+            let filter = agentctx_agentmem::Filter {
+                scope: (!request.all_projects).then(|| this.project_scope()),
+                limit: 50,
+                ..agentctx_agentmem::Filter::default()
+            };
+            match store.search(&request.query, &filter) {
+                Ok(hits) if hits.is_empty() => "No capture matches.\n".to_owned(),
+                Ok(hits) => {
+                    let text: String = hits
+                        .iter()
+                        .map(|hit| {
+                            format!(
+                                "- {} {} {}: {} [{}]\n  {}\n",
+                                hit.record.time.get(..10).unwrap_or(""),
+                                hit.record.category,
+                                hit.record.agent,
+                                hit.record.completion.replace('\n', " "),
+                                agentctx_agentmem::short_id(&hit.record.id),
+                                hit.snippet.replace('\n', " ")
+                            )
+                        })
+                        .collect();
+                    page(&text, &request.paging)
+                }
+                Err(error) => failed("mem_search", error),
             }
-            Err(error) => failed("mem_search", error),
-        }
+        })
+        .await
     }
 
     #[tool(
         description = "One captured piece of earlier work, whole, by the id an index line or a search result shows."
     )]
     async fn mem_get(&self, Parameters(request): Parameters<IdRequest>) -> String {
-        let store = match self.store() {
-            Ok(store) => store,
-            Err(error) => return failed("mem_get", error),
-        };
-        match store.find(&request.id) {
-            Ok(record) => match std::fs::read_to_string(&record.path) {
-                Ok(text) => page(&text, &request.paging),
+        self.blocking(move |this| {
+            let mut store = match this.store() {
+                Ok(store) => store,
+                Err(error) => return failed("mem_get", error),
+            };
+            match store.find(&request.id) {
+                Ok(record) => match store.document(&record) {
+                    Ok(text) => page(&text, &request.paging),
+                    Err(error) => failed("mem_get", error),
+                },
                 Err(error) => failed("mem_get", error),
-            },
-            Err(error) => failed("mem_get", error),
-        }
+            }
+        })
+        .await
     }
 
     #[tool(
         description = "The captures that best match a query, as one block with the start of each (within max_tokens, default 8,000)."
     )]
     async fn mem_context(&self, Parameters(request): Parameters<MemQueryRequest>) -> String {
-        let store = match self.store() {
-            Ok(store) => store,
-            Err(error) => return failed("mem_context", error),
-        };
-        let filter = agentctx_agentmem::Filter {
-            scope: (!request.all_projects).then(|| self.project_scope()),
-            limit: 20,
-            ..agentctx_agentmem::Filter::default()
-        };
-        let budget = request
-            .paging
-            .max_tokens
-            .unwrap_or(agentctx_types::DEFAULT_MAX_TOKENS) as usize;
-        match store.context(
-            &request.query,
-            &filter,
-            budget,
-            &agentctx_hooks::O200kCounter,
-            jiff::Zoned::now().date(),
-        ) {
-            Ok(block) => block.text,
-            Err(error) => failed("mem_context", error),
-        }
+        self.blocking(move |this| {
+            let mut store = match this.store() {
+                Ok(store) => store,
+                Err(error) => return failed("mem_context", error),
+            };
+            let filter = agentctx_agentmem::Filter {
+                scope: (!request.all_projects).then(|| this.project_scope()),
+                limit: 20,
+                ..agentctx_agentmem::Filter::default()
+            };
+            let budget = request
+                .paging
+                .max_tokens
+                .unwrap_or(agentctx_types::DEFAULT_MAX_TOKENS) as usize;
+            match store.context(
+                &request.query,
+                &filter,
+                budget,
+                &agentctx_hooks::O200kCounter,
+                jiff::Zoned::now().date(),
+            ) {
+                Ok(block) => block.text,
+                Err(error) => failed("mem_context", error),
+            }
+        })
+        .await
     }
 
     #[tool(
         description = "Keep a finding or decision for later sessions of this project (for agents without sub-agents whose output is captured). `text`: what was found; its first line is its title. `agent`: who found it (researcher, architect, engineer: its category follows)."
     )]
     async fn mem_save(&self, Parameters(request): Parameters<MemSaveRequest>) -> String {
-        let agent = request.agent.clone().unwrap_or_else(|| "mcp".to_owned());
-        let hook = agentctx_types::HookInput {
-            session_id: Some(self.session.as_str().to_owned()),
-            cwd: Some(self.state.cwd.display().to_string()),
-            hook_event_name: Some("SubagentStop".into()),
-            agent_id: Some(format!("mcp-{}", short_digest(&request.text))),
-            agent_type: Some(agent),
-            agent_transcript_path: Some("mcp".into()),
-            last_assistant_message: Some(request.text.clone()),
-            ..agentctx_types::HookInput::default()
-        };
-        let cache = self.state.env.xdg_dir("XDG_CACHE_HOME", ".cache");
-        let report = agentctx_agentmem::capture_with_config(
-            &agentctx_agentmem::Trigger::hook(hook),
-            &self.state.config.agentmem,
-            self.state.env.home().as_deref(),
-            self.state.env.codex_home().as_deref(),
-            cache.as_deref(),
-        );
-        match report.outcome {
-            Ok(agentctx_agentmem::CaptureOutcome::Captured { path, .. }) => {
-                let name = path
-                    .file_stem()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                format!(
-                    "Saved as {} (id {}).\n",
-                    path.display(),
-                    agentctx_agentmem::short_id(&name)
-                )
+        self.blocking(move |this| {
+            let agent = request.agent.clone().unwrap_or_else(|| "mcp".to_owned());
+            let hook = agentctx_types::HookInput {
+                session_id: Some(this.session.as_str().to_owned()),
+                cwd: Some(this.state.cwd.display().to_string()),
+                hook_event_name: Some("SubagentStop".into()),
+                agent_id: Some(format!("mcp-{}", short_digest(&request.text))),
+                agent_type: Some(agent),
+                agent_transcript_path: Some("mcp".into()),
+                last_assistant_message: Some(request.text.clone()),
+                ..agentctx_types::HookInput::default()
+            };
+            let cache = this.state.env.xdg_dir("XDG_CACHE_HOME", ".cache");
+            let report = agentctx_agentmem::capture_with_config(
+                &agentctx_agentmem::Trigger::hook(hook),
+                &this.state.config.agentmem,
+                this.state.env.home().as_deref(),
+                this.state.env.codex_home().as_deref(),
+                cache.as_deref(),
+            );
+            match report.outcome {
+                Ok(agentctx_agentmem::CaptureOutcome::Captured { path, .. }) => {
+                    let name = path
+                        .file_stem()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    format!(
+                        "Saved as {} (id {}).\n",
+                        path.display(),
+                        agentctx_agentmem::short_id(&name)
+                    )
+                }
+                Ok(agentctx_agentmem::CaptureOutcome::Duplicate { .. }) => {
+                    "Already saved: the same text was kept before.\n".to_owned()
+                }
+                Ok(agentctx_agentmem::CaptureOutcome::Skipped { reason }) => {
+                    failed("mem_save", reason)
+                }
+                Err(error) => failed("mem_save", error),
             }
-            Ok(agentctx_agentmem::CaptureOutcome::Duplicate { .. }) => {
-                "Already saved: the same text was kept before.\n".to_owned()
-            }
-            Ok(agentctx_agentmem::CaptureOutcome::Skipped { reason }) => failed("mem_save", reason),
-            Err(error) => failed("mem_save", error),
-        }
+        })
+        .await
     }
 
     #[tool(

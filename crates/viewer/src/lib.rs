@@ -9,12 +9,12 @@
 //! [`Server`] puts it on one.
 //!
 //! ```
-//! use agentctx_agentmem::StoreLocation;
+//! use agentctx_agentmem::{CaptureSource, StoreLocation};
 //! use agentctx_viewer::{ViewRequest, Viewer};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let memory = tempfile::tempdir()?;
-//! let store = StoreLocation { root: memory.path().to_path_buf(), index_fallback: None };
+//! let store = CaptureSource::Local(StoreLocation { root: memory.path().to_path_buf(), index_fallback: None });
 //! let viewer = Viewer::new(store, None, vec!["127.0.0.1:8080".into()]);
 //!
 //! let page = viewer.respond(&ViewRequest { method: "GET", host: Some("127.0.0.1:8080"), target: "/?q=auth" });
@@ -34,7 +34,7 @@ mod server;
 
 use std::path::PathBuf;
 
-use agentctx_agentmem::StoreLocation;
+use agentctx_agentmem::CaptureSource;
 
 pub use server::{HEADER_TIMEOUT, Server};
 
@@ -42,7 +42,7 @@ pub use server::{HEADER_TIMEOUT, Server};
 /// `Host` values it answers.
 #[derive(Clone, Debug)]
 pub struct Viewer {
-    store: StoreLocation,
+    store: CaptureSource,
     events: Option<PathBuf>,
     allowed_hosts: Vec<String>,
 }
@@ -87,7 +87,7 @@ impl Viewer {
     /// A viewer of the store at `store` and the events file `events`
     /// (`agentmem.events_path`), answering requests whose `Host` is one of
     /// `allowed_hosts` (`127.0.0.1:8080`; see [`allowed_hosts`]).
-    pub fn new(store: StoreLocation, events: Option<PathBuf>, allowed_hosts: Vec<String>) -> Self {
+    pub fn new(store: CaptureSource, events: Option<PathBuf>, allowed_hosts: Vec<String>) -> Self {
         Self {
             store,
             events,

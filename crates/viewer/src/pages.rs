@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use agentctx_agentmem::{Filter, StoreError, StoreLocation};
+use agentctx_agentmem::{CaptureSource, Filter, StoreError};
 use agentctx_types::CaptureEvent;
 use askama::Template;
 
@@ -100,7 +100,7 @@ fn page(status: u16, template: &dyn askama::DynTemplate) -> Page {
 }
 
 /// The page at `target` (path and query) of a GET.
-pub(crate) fn route(store: &StoreLocation, events: Option<&Path>, target: &str) -> Page {
+pub(crate) fn route(store: &CaptureSource, events: Option<&Path>, target: &str) -> Page {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let params: BTreeMap<String, String> = form_urlencoded::parse(query.as_bytes())
         .into_owned()
@@ -131,7 +131,7 @@ fn store_error(error: &StoreError) -> Page {
     message(status, "Cannot show this", &error.to_string())
 }
 
-fn list_page(store: &StoreLocation, params: &BTreeMap<String, String>) -> Page {
+fn list_page(store: &CaptureSource, params: &BTreeMap<String, String>) -> Page {
     let get = |k: &str| params.get(k).filter(|v| !v.trim().is_empty()).cloned();
     let filter = Filter {
         categories: get("category").into_iter().collect(),
@@ -144,7 +144,7 @@ fn list_page(store: &StoreLocation, params: &BTreeMap<String, String>) -> Page {
         scope: None,
     };
     let query = get("q").unwrap_or_default();
-    let found = store.open().and_then(|(store, _)| {
+    let found = store.open().and_then(|mut store| {
         let total = store.count(&query, &filter)?;
         let rows = if query.trim().is_empty() {
             store
@@ -222,25 +222,28 @@ fn list_page(store: &StoreLocation, params: &BTreeMap<String, String>) -> Page {
     )
 }
 
-fn capture_page(store: &StoreLocation, id: &str) -> Page {
-    let record = match store.open().and_then(|(store, _)| store.find(id)) {
-        Ok(record) => record,
+fn capture_page(store: &CaptureSource, id: &str) -> Page {
+    let found = store.open().and_then(|mut store| {
+        let record = store.find(id)?;
+        let text = store.document(&record);
+        Ok((record, text))
+    });
+    let (record, text) = match found {
+        Ok(found) => found,
         Err(error) => return store_error(&error),
     };
-    let text = match std::fs::read_to_string(&record.path) {
+    let text = match text {
         Ok(text) => text,
         // Indexed a moment ago, gone or unreadable now.
         Err(error) => {
-            let status = if error.kind() == std::io::ErrorKind::NotFound {
-                404
-            } else {
-                500
+            let status = match &error {
+                StoreError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                    404
+                }
+                StoreError::NotFound { .. } => 404,
+                _ => 500,
             };
-            return message(
-                status,
-                "Cannot show this",
-                &format!("{}: {error}", record.path.display()),
-            );
+            return message(status, "Cannot show this", &error.to_string());
         }
     };
     let body = agentctx_agentmem::capture_markdown(&text);
@@ -330,10 +333,10 @@ mod tests {
 
     #[test]
     fn an_unknown_page_is_404_and_a_missing_id_400() {
-        let store = StoreLocation {
+        let store = CaptureSource::Local(agentctx_agentmem::StoreLocation {
             root: std::path::PathBuf::from("/nonexistent/agentctx-viewer-test"),
             index_fallback: None,
-        };
+        });
         assert_eq!(route(&store, None, "/nope").status, 404);
         assert_eq!(route(&store, None, "/capture").status, 400);
         assert_eq!(route(&store, None, "/capture?id=").status, 400);

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agentctx_agentmem::StoreLocation;
+use agentctx_agentmem::CaptureSource;
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderValue};
@@ -36,7 +36,7 @@ impl Server {
     /// # Errors
     /// [`ViewerError::Bind`] when the address cannot be listened on.
     pub fn bind(
-        store: StoreLocation,
+        store: CaptureSource,
         events: Option<std::path::PathBuf>,
         address: &str,
         port: u16,

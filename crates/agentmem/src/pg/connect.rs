@@ -80,12 +80,8 @@ fn redacted(url: &str) -> String {
     rest.split('?').next().unwrap_or(rest).to_owned()
 }
 
-/// A connection to the store.
-///
-/// # Errors
-/// The URL is not one, TLS cannot be set up, or the server cannot be
-/// reached or refuses the login.
-pub fn connect(settings: &PgSettings) -> Result<postgres::Client, PgError> {
+/// The client configuration of `settings`: URL, password, timeout.
+pub(super) fn client_config(settings: &PgSettings) -> Result<postgres::Config, PgError> {
     let mut config: postgres::Config =
         settings
             .url
@@ -98,6 +94,16 @@ pub fn connect(settings: &PgSettings) -> Result<postgres::Client, PgError> {
     }
     config.connect_timeout(settings.connect_timeout);
     config.application_name("agentctx");
+    Ok(config)
+}
+
+/// A connection to the store.
+///
+/// # Errors
+/// The URL is not one, TLS cannot be set up, or the server cannot be
+/// reached or refuses the login.
+pub fn connect(settings: &PgSettings) -> Result<postgres::Client, PgError> {
+    let config = client_config(settings)?;
     let client = if config.get_ssl_mode() == SslMode::Disable {
         config.connect(postgres::NoTls)
     } else {
@@ -110,7 +116,7 @@ pub fn connect(settings: &PgSettings) -> Result<postgres::Client, PgError> {
 }
 
 /// rustls with the web's root certificates (ring as the crypto provider).
-fn tls() -> Result<tokio_postgres_rustls::MakeRustlsConnect, PgError> {
+pub(super) fn tls() -> Result<tokio_postgres_rustls::MakeRustlsConnect, PgError> {
     let roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
     };

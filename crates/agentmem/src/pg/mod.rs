@@ -16,6 +16,7 @@
 
 mod connect;
 mod outbox;
+mod pool;
 mod read;
 mod schema;
 
@@ -23,6 +24,7 @@ use std::path::PathBuf;
 
 pub use connect::{PgSettings, connect};
 pub use outbox::{DeliveryReport, SyncReport, deliver, sync};
+pub use pool::PgPool;
 pub use read::PgStore;
 pub use schema::{MIGRATIONS, SCHEMA_VERSION, migrate, schema_version};
 
@@ -58,6 +60,14 @@ pub enum PgError {
         /// The client's error.
         #[source]
         source: postgres::Error,
+    },
+    /// No pooled connection could be made in time.
+    #[error("PostgreSQL store ({target}): {message}")]
+    Unreachable {
+        /// Host and database, without credentials.
+        target: String,
+        /// The pool's last error.
+        message: String,
     },
     /// The database has no agentctx schema yet, or an older one.
     #[error(

@@ -9,25 +9,60 @@ use std::path::PathBuf;
 
 use agentctx_types::{CaptureRecord, MemoryStats, SearchHit};
 
+use super::pool::Manager;
 use super::{PgError, PgSettings, connect, schema};
-use crate::store::{Filter, where_clause};
+use crate::context::TokenCounter;
+use crate::store::{Filter, MemoryStore, StoreError, where_clause};
+use crate::stores::CaptureStore;
 
 /// The record columns, named as in the local index (its filters apply).
 const COLUMNS: &str = "c.name, c.category, c.agent, c.source, c.session, c.project, c.time, c.completion, c.description, c.remote, c.root_commit, c.pname, c.top, c.package";
 const COLUMN_COUNT: usize = 14;
 
+/// A connection of the store's own, or one lent by a [`super::PgPool`].
+pub(super) enum Conn {
+    Own(postgres::Client),
+    Pooled(r2d2::PooledConnection<Manager>),
+}
+
+impl std::ops::Deref for Conn {
+    type Target = postgres::Client;
+    fn deref(&self) -> &postgres::Client {
+        match self {
+            Self::Own(c) => c,
+            Self::Pooled(c) => c,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Conn {
+    fn deref_mut(&mut self) -> &mut postgres::Client {
+        match self {
+            Self::Own(c) => c,
+            Self::Pooled(c) => c,
+        }
+    }
+}
+
 /// A connection to the store, checked to be at this build's schema.
 pub struct PgStore {
-    client: postgres::Client,
+    client: Conn,
     target: String,
+    /// Where token counts are kept (the memory folder's index).
+    counts: Option<MemoryStore>,
 }
 
 impl std::fmt::Debug for PgStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PgStore")
             .field("target", &self.target)
-            .finish()
+            .finish_non_exhaustive()
     }
+}
+
+/// A failed statement as the store's error.
+fn shared(error: PgError) -> StoreError {
+    StoreError::Shared(Box::new(error))
 }
 
 impl PgStore {
@@ -39,14 +74,31 @@ impl PgStore {
         let mut client = connect(settings)?;
         let target = settings.target();
         schema::require_current(&mut client, &target)?;
-        Ok(Self { client, target })
+        Ok(Self::on(Conn::Own(client), target))
     }
 
-    fn err(&self) -> impl Fn(postgres::Error) -> PgError + use<> {
+    pub(super) fn on(client: Conn, target: String) -> Self {
+        Self {
+            client,
+            target,
+            counts: None,
+        }
+    }
+
+    /// Keeps token counts in `index` (a memory folder's local index): a
+    /// recall that must count its lines then loads no vocabulary for
+    /// lines it counted before. Without one, every count is made anew.
+    pub fn keep_counts_in(&mut self, index: Option<MemoryStore>) {
+        self.counts = index;
+    }
+
+    fn err(&self) -> impl Fn(postgres::Error) -> StoreError + use<> {
         let target = self.target.clone();
-        move |source| PgError::Postgres {
-            target: target.clone(),
-            source,
+        move |source| {
+            shared(PgError::Postgres {
+                target: target.clone(),
+                source,
+            })
         }
     }
 
@@ -74,12 +126,14 @@ impl PgStore {
             },
         }
     }
+}
 
-    /// Captures that `filter` keeps, newest first.
-    ///
-    /// # Errors
-    /// A statement fails.
-    pub fn list(&mut self, filter: &Filter) -> Result<Vec<CaptureRecord>, PgError> {
+impl CaptureStore for PgStore {
+    fn describe(&self) -> String {
+        format!("postgres:{}", self.target)
+    }
+
+    fn list(&mut self, filter: &Filter) -> Result<Vec<CaptureRecord>, StoreError> {
         let (clause, values) = pg_where(filter, 0);
         let limit = limit_sql(filter.limit);
         let sql = format!(
@@ -92,13 +146,8 @@ impl PgStore {
         Ok(rows.iter().map(|r| self.record(r)).collect())
     }
 
-    /// Ranked matches for `query` (the local store's language: words,
-    /// "phrases", prefix*, category:X, agent:X, source:X); `score` is the
-    /// negated `ts_rank` (lower is better, as bm25 locally).
-    ///
-    /// # Errors
-    /// The query is malformed, or a statement fails.
-    pub fn search(&mut self, query: &str, filter: &Filter) -> Result<Vec<SearchHit>, PgError> {
+    /// `score` is the negated `ts_rank` (lower is better, as bm25 locally).
+    fn search(&mut self, query: &str, filter: &Filter) -> Result<Vec<SearchHit>, StoreError> {
         let (parsed, filter) = crate::query::parse_with_filter(query, filter)?;
         let limit = if filter.limit == 0 { 50 } else { filter.limit };
         let Some(tsquery) = tsquery(&parsed.parts) else {
@@ -138,12 +187,7 @@ impl PgStore {
             .collect())
     }
 
-    /// How many captures `query` (empty: all) and `filter` match, whatever
-    /// its limit.
-    ///
-    /// # Errors
-    /// The query is malformed, or a statement fails.
-    pub fn count(&mut self, query: &str, filter: &Filter) -> Result<u64, PgError> {
+    fn count(&mut self, query: &str, filter: &Filter) -> Result<u64, StoreError> {
         let (parsed, filter) = crate::query::parse_with_filter(query, filter)?;
         let (sql, values) = match tsquery(&parsed.parts) {
             None => {
@@ -172,13 +216,13 @@ impl PgStore {
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
-    /// The capture named `id`: its name, its short id, or a unique prefix
-    /// of its name; with the Markdown it was sent as.
-    ///
-    /// # Errors
-    /// None or several match, or a statement fails.
-    pub fn find(&mut self, id: &str) -> Result<(CaptureRecord, String), crate::StoreError> {
-        let id = id.trim_end_matches(".md");
+    /// By name, short id, the `postgres:` path a record shows, or a unique
+    /// prefix of the name.
+    fn find(&mut self, id: &str) -> Result<CaptureRecord, StoreError> {
+        let id = id
+            .strip_prefix(&format!("postgres:{}/", self.target))
+            .unwrap_or(id)
+            .trim_end_matches(".md");
         let prefix = format!(
             "{}%",
             id.replace('\\', "\\\\")
@@ -189,36 +233,42 @@ impl PgStore {
             .client
             .query(
                 &format!(
-                    "SELECT {COLUMNS}, c.document FROM agentmem_captures c
+                    "SELECT {COLUMNS} FROM agentmem_captures c
                      WHERE c.name = $1 OR c.short = $1 OR c.name LIKE $2
                      ORDER BY (c.name = $1 OR c.short = $1) DESC, c.name LIMIT 2"
                 ),
                 &[&id, &prefix],
             )
-            .map_err(|e| crate::StoreError::Query {
-                source: None,
-                message: self.err()(e).to_string(),
-            })?;
+            .map_err(self.err())?;
         let exact = rows.first().is_some_and(|r| {
             r.get::<_, String>(0) == id || crate::store::short_id(&r.get::<_, String>(0)) == id
         });
         match rows.as_slice() {
-            [one] => Ok((self.record(one), one.get(COLUMN_COUNT))),
-            [first, _] if exact => Ok((self.record(first), first.get(COLUMN_COUNT))),
-            [] => Err(crate::StoreError::NotFound { id: id.to_owned() }),
-            more => Err(crate::StoreError::Ambiguous {
+            [one] => Ok(self.record(one)),
+            [first, _] if exact => Ok(self.record(first)),
+            [] => Err(StoreError::NotFound { id: id.to_owned() }),
+            more => Err(StoreError::Ambiguous {
                 id: id.to_owned(),
                 matches: more.iter().map(|r| r.get::<_, String>(0)).collect(),
             }),
         }
     }
 
-    /// Counts per category, agent and month, and sizes (`index_bytes`:
-    /// the table with its indexes).
-    ///
-    /// # Errors
-    /// A statement fails.
-    pub fn stats(&mut self) -> Result<MemoryStats, PgError> {
+    fn document(&mut self, record: &CaptureRecord) -> Result<String, StoreError> {
+        let row = self
+            .client
+            .query_opt(
+                "SELECT document FROM agentmem_captures WHERE name = $1 LIMIT 1",
+                &[&record.id],
+            )
+            .map_err(self.err())?;
+        row.map(|r| r.get(0)).ok_or_else(|| StoreError::NotFound {
+            id: record.id.clone(),
+        })
+    }
+
+    /// `index_bytes`: the table with its indexes.
+    fn stats(&mut self) -> Result<MemoryStats, StoreError> {
         let mut stats = MemoryStats::default();
         let err = self.err();
         for (column, target) in [("category", 0), ("agent", 1), ("substr(time, 1, 7)", 2)] {
@@ -254,6 +304,53 @@ impl PgStore {
         stats.index_bytes = u64::try_from(row.get::<_, i64>(2)).unwrap_or(0);
         Ok(stats)
     }
+
+    fn most_useful(
+        &mut self,
+        filter: &Filter,
+        today: jiff::civil::Date,
+        limit: usize,
+    ) -> Result<Vec<(CaptureRecord, String)>, StoreError> {
+        let (clause, mut values) = pg_where(filter, 1);
+        values.insert(0, today.to_string());
+        let sql = format!(
+            "SELECT {COLUMNS}, c.short FROM agentmem_captures c WHERE {clause}
+             ORDER BY {} DESC, c.time DESC, c.name LIMIT {limit}",
+            usefulness_sql("($1::text)::date")
+        );
+        let rows = self
+            .client
+            .query(&sql, &params(&values))
+            .map_err(self.err())?;
+        Ok(rows
+            .iter()
+            .map(|r| (self.record(r), r.get::<_, String>(COLUMN_COUNT)))
+            .collect())
+    }
+
+    fn token_count(&mut self, text: &str, counter: &dyn TokenCounter) -> Result<usize, StoreError> {
+        match &self.counts {
+            Some(index) => index.cached_count(text, counter),
+            None => counter
+                .count(text)
+                .map_err(|source| StoreError::Count { source }),
+        }
+    }
+}
+
+/// [`crate::rank::usefulness`] with relevance 1 over the row `c`, in
+/// PostgreSQL (`c.day` is the capture's date, NULL when its time does not
+/// start with one: age 0, as locally).
+fn usefulness_sql(today: &str) -> String {
+    let cases: String = crate::rank::KIND_WEIGHTS
+        .iter()
+        .map(|(c, w)| format!(" WHEN '{c}' THEN {w:?}"))
+        .collect();
+    format!(
+        "((CASE upper(c.category){cases} ELSE {:?} END) / (1.0 + greatest(0, coalesce({today} - c.day, 0)) / {:?}))",
+        crate::rank::OTHER_WEIGHT,
+        crate::rank::HALF_AFTER_DAYS
+    )
 }
 
 /// The local index's filter clause with PostgreSQL's `$n` placeholders
@@ -265,7 +362,9 @@ fn pg_where(filter: &Filter, offset: usize) -> (String, Vec<String>) {
     let placeholder = regex::Regex::new(r"\?(\d+)").unwrap_or_else(|_| unreachable!());
     (
         placeholder
-            .replace_all(&clause, "($${1}::text)")
+            .replace_all(&clause, |c: &regex::Captures<'_>| {
+                format!("(${}::text)", &c[1])
+            })
             .into_owned(),
         values,
     )
@@ -333,6 +432,21 @@ pub(crate) fn tsquery(parts: &[(String, bool)]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filter_values_become_numbered_text_parameters() {
+        let filter = Filter {
+            categories: vec!["research".into()],
+            agent: Some("r".into()),
+            ..Filter::default()
+        };
+        let (clause, values) = pg_where(&filter, 1);
+        assert_eq!(
+            clause,
+            "1 = 1 AND c.category IN (($2::text)) AND lower(c.agent) = lower(($3::text))"
+        );
+        assert_eq!(values, ["RESEARCH", "r"]);
+    }
 
     #[test]
     fn queries_are_words_phrases_prefixes_and_bigram_phrases() {

@@ -9,10 +9,11 @@ use super::PgError;
 const LOCK: &str = "SELECT pg_advisory_xact_lock(hashtext('agentctx.agentmem.migrate'))";
 
 /// The migrations, in order: (version, what it does, SQL).
-pub const MIGRATIONS: &[(i32, &str, &str)] = &[(
-    1,
-    "captures with full-text search",
-    "CREATE TABLE agentmem_captures (
+pub const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (
+        1,
+        "captures with full-text search",
+        "CREATE TABLE agentmem_captures (
         id bigserial PRIMARY KEY,
         capture_key text NOT NULL UNIQUE,
         name text NOT NULL,
@@ -41,7 +42,27 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[(
     CREATE INDEX agentmem_captures_root_commit ON agentmem_captures (root_commit);
     CREATE INDEX agentmem_captures_pname ON agentmem_captures (pname);
     CREATE INDEX agentmem_captures_short ON agentmem_captures (short);",
-)];
+    ),
+    (
+        2,
+        "the capture's date, for recall's ranking",
+        // Recall ranks by age in days. A time that does not start with a
+        // date (a hand-edited file) has none, and must not fail the insert
+        // nor the ranking: the function says NULL instead of raising.
+        "CREATE FUNCTION agentmem_day(t text) RETURNS date
+        LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+        BEGIN
+            IF t ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}' THEN
+                RETURN substr(t, 1, 10)::date;
+            END IF;
+            RETURN NULL;
+        EXCEPTION WHEN others THEN
+            RETURN NULL;
+        END $$;
+    ALTER TABLE agentmem_captures
+        ADD COLUMN day date GENERATED ALWAYS AS (agentmem_day(time)) STORED;",
+    ),
+];
 
 /// The schema version this build reads and writes.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS[MIGRATIONS.len() - 1].0;

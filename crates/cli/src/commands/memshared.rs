@@ -1,10 +1,10 @@
 //! The shared PostgreSQL store (`agentmem.store`): `mem migrate`,
-//! `mem sync`, and the readers `mem list|search|show|stats` use when it is
-//! configured (see `agentctx_agentmem::pg`).
+//! `mem sync` (the readers reach it through `CaptureSource`; see
+//! `agentctx_agentmem::pg`).
 
 use std::io::Write;
 
-use agentctx_agentmem::pg::{PgSettings, PgStore, connect, migrate, sync};
+use agentctx_agentmem::pg::{PgSettings, connect, migrate, sync};
 
 use crate::commands::{Invocation, Outcome};
 
@@ -21,14 +21,6 @@ pub fn settings(inv: &Invocation) -> anyhow::Result<Option<PgSettings>> {
 fn required(inv: &Invocation) -> anyhow::Result<PgSettings> {
     settings(inv)?.ok_or_else(|| {
         anyhow::anyhow!("no shared store: set agentmem.store (postgres://...) in your user config or AGENTMEM_STORE")
-    })
-}
-
-/// The shared store, open, when one is configured.
-pub fn open(inv: &Invocation) -> anyhow::Result<Option<PgStore>> {
-    Ok(match settings(inv)? {
-        Some(settings) => Some(PgStore::open(&settings)?),
-        None => None,
     })
 }
 

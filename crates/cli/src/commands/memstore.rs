@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use agentctx_agentmem::{Filter, MemoryStore, StoreLocation};
+use agentctx_agentmem::{CaptureSource, CaptureStore, Filter, MemoryStore, StoreLocation};
 use agentctx_types::{CaptureRecord, CaptureShown};
 
 use crate::cli::{MemCommand, MemFilterArgs};
@@ -32,39 +32,27 @@ pub fn open(inv: &Invocation) -> anyhow::Result<MemoryStore> {
     Ok(store)
 }
 
-/// The shared PostgreSQL store, when `agentmem.store` names one: list,
-/// search, show and stats read it instead of the local folder.
-#[cfg(feature = "postgres")]
-fn shared(inv: &Invocation) -> anyhow::Result<Option<agentctx_agentmem::pg::PgStore>> {
-    crate::commands::memshared::open(inv)
+/// Where captures are read from: the shared store when `agentmem.store`
+/// names one, else the memory folder.
+pub fn source(inv: &Invocation) -> anyhow::Result<CaptureSource> {
+    let env = &inv.env;
+    let cache = env.xdg_dir("XDG_CACHE_HOME", ".cache");
+    CaptureSource::from_config(
+        &inv.config.config.agentmem,
+        &|name| env.get(name).map(str::to_owned),
+        env.home().as_deref(),
+        cache.as_deref(),
+    )?
+    .ok_or_else(|| anyhow::anyhow!("no memory folder: set AGENTMEM_ROOT or HOME"))
 }
 
-#[cfg(not(feature = "postgres"))]
-fn shared(_: &Invocation) -> anyhow::Result<Option<NoSharedStore>> {
-    Ok(None)
-}
-
-#[cfg(feature = "postgres")]
-fn shared_configured(inv: &Invocation) -> anyhow::Result<bool> {
-    Ok(crate::commands::memshared::settings(inv)?.is_some())
-}
-
-/// Without the `postgres` feature there is never a shared store; this
-/// type only lets the readers be written once.
-#[cfg(not(feature = "postgres"))]
-enum NoSharedStore {}
-
-#[cfg(not(feature = "postgres"))]
-impl NoSharedStore {
-    fn list(&mut self, _: &Filter) -> anyhow::Result<Vec<CaptureRecord>> {
-        match *self {}
+/// The store the readers use, ready (the local one reconciled).
+fn open_any(inv: &Invocation) -> anyhow::Result<Box<dyn CaptureStore + Send>> {
+    let source = source(inv)?;
+    if !source.is_shared() {
+        return Ok(Box::new(open(inv)?));
     }
-    fn search(&mut self, _: &str, _: &Filter) -> anyhow::Result<Vec<agentctx_types::SearchHit>> {
-        match *self {}
-    }
-    fn stats(&mut self) -> anyhow::Result<agentctx_types::MemoryStats> {
-        match *self {}
-    }
+    Ok(source.open()?)
 }
 
 pub fn filter(args: &MemFilterArgs, inv: &Invocation) -> Filter {
@@ -127,10 +115,7 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
         #[cfg(feature = "postgres")]
         MemCommand::Sync => return crate::commands::memshared::run_sync(inv, out),
         MemCommand::List(args) => {
-            let records = match shared(inv)? {
-                Some(mut store) => store.list(&filter(args, inv))?,
-                None => open(inv)?.list(&filter(args, inv))?,
-            };
+            let records = open_any(inv)?.list(&filter(args, inv))?;
             if inv.json {
                 write_json(out, &records)?;
             } else {
@@ -140,10 +125,7 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
             }
         }
         MemCommand::Search(args) => {
-            let hits = match shared(inv)? {
-                Some(mut store) => store.search(&args.query, &filter(&args.filter, inv))?,
-                None => open(inv)?.search(&args.query, &filter(&args.filter, inv))?,
-            };
+            let hits = open_any(inv)?.search(&args.query, &filter(&args.filter, inv))?;
             if inv.json {
                 write_json(out, &hits)?;
             } else {
@@ -157,11 +139,10 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
                 }
             }
         }
-        #[cfg(feature = "postgres")]
-        MemCommand::Show(args) if shared_configured(inv)? => {
-            let (record, text) = shared(inv)?
-                .ok_or_else(|| anyhow::anyhow!("the shared store went away"))?
-                .find(&args.id)?;
+        MemCommand::Show(args) if source(inv)?.is_shared() => {
+            let mut store = open_any(inv)?;
+            let record = store.find(&args.id)?;
+            let text = store.document(&record)?;
             if inv.json {
                 write_json(out, &CaptureShown { record, text })?;
             } else {
@@ -193,7 +174,7 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
             }
         }
         MemCommand::Context(args) => {
-            let store = open(inv)?;
+            let mut store = open_any(inv)?;
             let mut f = Filter {
                 limit: 20,
                 ..Filter::default()
@@ -257,10 +238,7 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
             }
         }
         MemCommand::Stats => {
-            let stats = match shared(inv)? {
-                Some(mut store) => store.stats()?,
-                None => open(inv)?.stats()?,
-            };
+            let stats = open_any(inv)?.stats()?;
             if inv.json {
                 write_json(out, &stats)?;
             } else {

@@ -13,7 +13,7 @@ pub fn run(inv: &Invocation, args: &ServeArgs, out: &mut dyn Write) -> anyhow::R
     let events =
         agentctx_agentmem::events_path(&inv.config.config.agentmem, inv.env.home().as_deref());
     let server = agentctx_viewer::Server::bind(
-        crate::commands::memstore::location(inv)?,
+        crate::commands::memstore::source(inv)?,
         events,
         address,
         args.port,
