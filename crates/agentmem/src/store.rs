@@ -905,13 +905,17 @@ fn scope_clause(scope: &Scope, bind: &mut dyn FnMut(String) -> String) -> String
             "c.remote IN ({list}) OR c.pname IN ({list}) OR (c.root_commit IN ({list}) AND (c.remote = '' OR {remote} = ''))"
         ));
     }
-    // `x` at or below folder `f`: equal, or `f/` starts it (no LIKE, so
-    // `%` and `_` in paths mean themselves).
+    // `x` at or below folder `f`: equal, or between `f/` and `f0` (`0`
+    // follows `/`), which in a bytewise order is exactly the strings `f/`
+    // starts (no LIKE, so `%` and `_` in paths mean themselves). A range
+    // is what an index on the column serves (the shared store's `top` is
+    // collated "C", bytewise, as SQLite's BINARY is).
     let below = |column: &str, folder: String, bind: &mut dyn FnMut(String) -> String| {
         let folder = folder.trim_end_matches('/').to_owned();
         let slash = bind(format!("{folder}/"));
+        let after = bind(format!("{folder}0"));
         let exact = bind(folder);
-        format!("({column} = {exact} OR substr({column}, 1, length({slash})) = {slash})")
+        format!("({column} = {exact} OR ({column} >= {slash} AND {column} < {after}))")
     };
     for folder in &scope.folders {
         owner.push(below("c.top", folder.to_string_lossy().into_owned(), bind));

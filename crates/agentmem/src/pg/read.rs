@@ -19,6 +19,10 @@ use crate::stores::CaptureStore;
 const COLUMNS: &str = "c.name, c.category, c.agent, c.source, c.session, c.project, c.time, c.completion, c.description, c.remote, c.root_commit, c.pname, c.top, c.package";
 const COLUMN_COUNT: usize = 14;
 
+/// How many of a query's newest matches search ranks (docs/agentmem.md,
+/// "The shared store").
+const RANKED_MATCHES: usize = 2_000;
+
 /// A connection of the store's own, or one lent by a [`super::PgPool`].
 pub(super) enum Conn {
     Own(postgres::Client),
@@ -163,10 +167,15 @@ impl CaptureStore for PgStore {
         };
         let (clause, mut values) = pg_where(&filter, 1);
         values.insert(0, tsquery);
+        // Ranking scores every row it is given: over a word in most of a
+        // million captures that is seconds. The newest RANKED_MATCHES
+        // matches are ranked (all of them, for any query with fewer).
         let sql = format!(
             "SELECT {COLUMNS}, c.body, ts_rank(c.search, q)::float8 AS score
-             FROM agentmem_captures c, to_tsquery('simple', $1) q
-             WHERE c.search @@ q AND {clause}
+             FROM (SELECT * FROM agentmem_captures c
+                   WHERE c.search @@ to_tsquery('simple', $1) AND {clause}
+                   ORDER BY c.time DESC LIMIT {RANKED_MATCHES}) c,
+                  to_tsquery('simple', $1) q
              ORDER BY score DESC, c.time DESC LIMIT {limit}"
         );
         let rows = self

@@ -45,7 +45,7 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
     ),
     (
         2,
-        "the capture's date, for recall's ranking",
+        "the capture's date for recall's ranking; indexes for folder scopes and show by prefix",
         // Recall ranks by age in days. A time that does not start with a
         // date (a hand-edited file) has none, and must not fail the insert
         // nor the ranking: the function says NULL instead of raising.
@@ -60,7 +60,12 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
             RETURN NULL;
         END $$;
     ALTER TABLE agentmem_captures
-        ADD COLUMN day date GENERATED ALWAYS AS (agentmem_day(time)) STORED;",
+        ADD COLUMN day date GENERATED ALWAYS AS (agentmem_day(time)) STORED;
+    -- Folder scopes are byte ranges of `top` (store.rs), show takes a
+    -- prefix of `name`: both served by an index at a million rows.
+    ALTER TABLE agentmem_captures ALTER COLUMN top TYPE text COLLATE \"C\";
+    CREATE INDEX agentmem_captures_top ON agentmem_captures (top);
+    CREATE INDEX agentmem_captures_name ON agentmem_captures (name text_pattern_ops);",
     ),
 ];
 
