@@ -150,6 +150,8 @@ fn migrations_run_concurrently_and_twice() {
     }
     let again = machines[0].ok(&["mem", "migrate"]);
     assert!(again.contains("nothing to do"), "{again}");
+    // The test cluster offers the rum extension (.ci/run installs it).
+    assert!(again.contains("search ranks with the RUM index"), "{again}");
     let fresh = cluster().create_database("migrate_at_once");
     let machines: Vec<Machine> = (0..8).map(|_| Machine::new(&fresh)).collect();
     let outs: Vec<Output> = std::thread::scope(|scope| {
@@ -239,6 +241,28 @@ fn search_finds_english_words_and_japanese_inside_words() {
     let stats: serde_json::Value =
         serde_json::from_str(&m.ok(&["--json", "mem", "stats"])).unwrap();
     assert_eq!(stats["total"], 3);
+    // The same answers from GIN alone (a server without the rum
+    // extension): the ranking reads the newest matches instead.
+    let queries = [
+        "refresh",
+        "\"token refresh\"",
+        "middle*",
+        "フロー",
+        "調査",
+        "認",
+        "フロア",
+    ];
+    let with_rum: Vec<usize> = queries.iter().map(|q| hits(q).len()).collect();
+    let dropped = Command::new("psql")
+        .args([url.as_str(), "-qc", "DROP INDEX agentmem_captures_rum"])
+        .status()
+        .unwrap();
+    assert!(dropped.success());
+    let with_gin: Vec<usize> = queries.iter().map(|q| hits(q).len()).collect();
+    assert_eq!(with_rum, with_gin);
+    assert_eq!(with_gin, [1, 1, 1, 1, 1, 1, 0]);
+    let again = m.ok(&["mem", "migrate"]);
+    assert!(again.contains("search ranks with the RUM index"), "{again}");
     // Another machine, with no local captures, sees them all.
     let other = Machine::new(&url);
     let list: Vec<serde_json::Value> =

@@ -26,7 +26,7 @@ pub use connect::{PgSettings, connect};
 pub use outbox::{DeliveryReport, SyncReport, deliver, sync};
 pub use pool::PgPool;
 pub use read::PgStore;
-pub use schema::{MIGRATIONS, SCHEMA_VERSION, migrate, schema_version};
+pub use schema::{MIGRATIONS, SCHEMA_VERSION, SearchIndex, migrate, schema_version, search_index};
 
 /// What can go wrong with the PostgreSQL store.
 #[derive(Debug, thiserror::Error)]

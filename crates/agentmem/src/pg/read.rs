@@ -54,6 +54,8 @@ pub struct PgStore {
     target: String,
     /// Where token counts are kept (the memory folder's index).
     counts: Option<MemoryStore>,
+    /// The index search ranks with, once asked.
+    index: Option<schema::SearchIndex>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -86,6 +88,7 @@ impl PgStore {
             client,
             target,
             counts: None,
+            index: None,
         }
     }
 
@@ -150,7 +153,7 @@ impl CaptureStore for PgStore {
         Ok(rows.iter().map(|r| self.record(r)).collect())
     }
 
-    /// `score` is the negated `ts_rank` (lower is better, as bm25 locally).
+    /// `score` is the negated rank (lower is better, as bm25 locally).
     fn search(&mut self, query: &str, filter: &Filter) -> Result<Vec<SearchHit>, StoreError> {
         let (parsed, filter) = crate::query::parse_with_filter(query, filter)?;
         let limit = if filter.limit == 0 { 50 } else { filter.limit };
@@ -167,17 +170,34 @@ impl CaptureStore for PgStore {
         };
         let (clause, mut values) = pg_where(&filter, 1);
         values.insert(0, tsquery);
-        // Ranking scores every row it is given: over a word in most of a
-        // million captures that is seconds. The newest RANKED_MATCHES
-        // matches are ranked (all of them, for any query with fewer).
-        let sql = format!(
-            "SELECT {COLUMNS}, c.body, ts_rank(c.search, q)::float8 AS score
-             FROM (SELECT * FROM agentmem_captures c
-                   WHERE c.search @@ to_tsquery('simple', $1) AND {clause}
-                   ORDER BY c.time DESC LIMIT {RANKED_MATCHES}) c,
-                  to_tsquery('simple', $1) q
-             ORDER BY score DESC, c.time DESC LIMIT {limit}"
-        );
+        let index = match self.index {
+            Some(index) => index,
+            None => {
+                let index = schema::search_index(&mut self.client, &self.target).map_err(shared)?;
+                self.index = Some(index);
+                index
+            }
+        };
+        let sql = match index {
+            // RUM's distance is 1 / rank: the index yields the best first.
+            schema::SearchIndex::Rum => format!(
+                "SELECT {COLUMNS}, c.body, -1.0 / (c.search <=> to_tsquery('simple', $1))::float8 AS score
+                 FROM agentmem_captures c
+                 WHERE c.search @@ to_tsquery('simple', $1) AND {clause}
+                 ORDER BY c.search <=> to_tsquery('simple', $1) LIMIT {limit}"
+            ),
+            // Ranking scores every row it is given: over a word in most of
+            // a million captures that is seconds. The newest
+            // RANKED_MATCHES matches are ranked (all, for fewer).
+            schema::SearchIndex::Gin => format!(
+                "SELECT {COLUMNS}, c.body, -ts_rank(c.search, q)::float8 AS score
+                 FROM (SELECT * FROM agentmem_captures c
+                       WHERE c.search @@ to_tsquery('simple', $1) AND {clause}
+                       ORDER BY c.time DESC LIMIT {RANKED_MATCHES}) c,
+                      to_tsquery('simple', $1) q
+                 ORDER BY score, c.time DESC LIMIT {limit}"
+            ),
+        };
         let rows = self
             .client
             .query(&sql, &params(&values))
@@ -190,7 +210,7 @@ impl CaptureStore for PgStore {
                 SearchHit {
                     record: self.record(row),
                     snippet: crate::query::snippet(&body, &parsed.terms),
-                    score: -score,
+                    score,
                 }
             })
             .collect())

@@ -69,6 +69,54 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
     ),
 ];
 
+/// The RUM index (extension `rum`, Debian's `postgresql-<major>-rum`):
+/// it keeps word positions and ranks inside the index, so search reads
+/// the best matches first instead of scoring every match (and checks a
+/// phrase without reading the row). Not a versioned migration: a server
+/// that gains the extension later gets the index at the next `mem
+/// migrate`; one whose user may not create the extension keeps GIN.
+const RUM: &str = "DO $$
+BEGIN
+    IF to_regclass('agentmem_captures_rum') IS NULL
+        AND EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'rum') THEN
+        BEGIN
+            CREATE EXTENSION IF NOT EXISTS rum;
+            CREATE INDEX agentmem_captures_rum ON agentmem_captures
+                USING rum (search rum_tsvector_ops);
+        EXCEPTION WHEN insufficient_privilege THEN
+            RAISE NOTICE 'agentctx: no RUM index: %', SQLERRM;
+        END;
+    END IF;
+END $$";
+
+/// Which index search ranks with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchIndex {
+    /// RUM: the best matches come first from the index.
+    Rum,
+    /// GIN only: the newest matches are ranked (`read.rs`).
+    Gin,
+}
+
+/// Which index search uses in this database.
+///
+/// # Errors
+/// A statement fails.
+pub fn search_index(client: &mut postgres::Client, target: &str) -> Result<SearchIndex, PgError> {
+    let rum: bool = client
+        .query_one(
+            "SELECT to_regclass('agentmem_captures_rum') IS NOT NULL",
+            &[],
+        )
+        .map_err(pg(target))?
+        .get(0);
+    Ok(if rum {
+        SearchIndex::Rum
+    } else {
+        SearchIndex::Gin
+    })
+}
+
 /// The schema version this build reads and writes.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS[MIGRATIONS.len() - 1].0;
 
@@ -102,8 +150,9 @@ pub fn schema_version(client: &mut postgres::Client, target: &str) -> Result<i32
     Ok(row.get(0))
 }
 
-/// Brings the database to [`SCHEMA_VERSION`]; returns the versions it
-/// applied (none when another machine did).
+/// Brings the database to [`SCHEMA_VERSION`], and builds the RUM index
+/// when the server offers the extension; returns the versions it applied
+/// (none when another machine did).
 ///
 /// # Errors
 /// A statement fails (the transaction is rolled back), or the database is
@@ -143,6 +192,7 @@ pub fn migrate(client: &mut postgres::Client, target: &str) -> Result<Vec<i32>, 
         .map_err(&err)?;
         applied.push(*version);
     }
+    tx.batch_execute(RUM).map_err(&err)?;
     tx.commit().map_err(&err)?;
     Ok(applied)
 }

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use agentctx_agentmem::pg::{PgSettings, connect, migrate, sync};
+use agentctx_agentmem::pg::{PgSettings, SearchIndex, connect, migrate, search_index, sync};
 
 use crate::commands::{Invocation, Outcome};
 
@@ -40,6 +40,18 @@ pub fn run_migrate(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outc
         for version in applied {
             writeln!(out, "{}: applied migration {version}", settings.target())?;
         }
+    }
+    match search_index(&mut client, &settings.target())? {
+        SearchIndex::Rum => writeln!(
+            out,
+            "{}: search ranks with the RUM index",
+            settings.target()
+        )?,
+        SearchIndex::Gin => writeln!(
+            out,
+            "{}: search ranks a query's newest 2,000 matches (GIN); for ranked search at scale, install the server's rum extension (Debian: postgresql-<major>-rum) and run `agentctx mem migrate` again",
+            settings.target()
+        )?,
     }
     Ok(Outcome::Success)
 }
