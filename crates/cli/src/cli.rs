@@ -316,7 +316,7 @@ pub enum MemCommand {
     /// Send the captures waiting in the memory folder's outbox to the
     /// shared store (sending twice adds nothing).
     #[cfg(feature = "postgres")]
-    Sync,
+    Sync(SyncArgs),
 }
 
 #[cfg(feature = "viewer")]
@@ -328,6 +328,15 @@ pub struct ServeArgs {
     /// Listen on another address than 127.0.0.1 (explicitly only).
     #[arg(long, value_name = "ADDR")]
     pub bind: Option<String>,
+}
+
+#[derive(Debug, Args)]
+#[cfg(feature = "postgres")]
+pub struct SyncArgs {
+    /// Also send every capture of the memory folder the store does not
+    /// have by name (those written before the store was set).
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Debug, Args)]

@@ -750,3 +750,28 @@ async fn the_mcp_memory_tools_read_and_write_the_shared_store() {
         "the server closed its connections"
     );
 }
+
+#[test]
+fn sync_all_sends_what_was_captured_before_the_store_was_set() {
+    let url = cluster().create_database("backfill");
+    let before = Machine::new("");
+    before.capture("old-1", "🎯 COMPLETED: [AGENT:engineer] BEFORE-STORE one");
+    before.capture("old-2", "🎯 COMPLETED: [AGENT:engineer] BEFORE-STORE two");
+    let m = Machine {
+        store: url.clone(),
+        ..before
+    };
+    m.ok(&["mem", "migrate"]);
+    m.capture("new-1", "🎯 COMPLETED: [AGENT:engineer] AFTER-STORE");
+    assert_eq!(rows(&url), 1);
+    let plain = m.ok(&["mem", "sync"]);
+    assert!(plain.contains("0 sent"), "{plain}");
+    let all = m.ok(&["mem", "sync", "--all"]);
+    assert!(all.contains("2 sent, 1 already there"), "{all}");
+    assert_eq!(rows(&url), 3);
+    let again = m.ok(&["mem", "sync", "--all"]);
+    assert!(again.contains("0 sent, 3 already there"), "{again}");
+    let found: Vec<serde_json::Value> =
+        serde_json::from_str(&m.ok(&["--json", "mem", "search", "BEFORE-STORE"])).unwrap();
+    assert_eq!(found.len(), 2);
+}

@@ -23,7 +23,7 @@ mod schema;
 use std::path::PathBuf;
 
 pub use connect::{PgSettings, connect};
-pub use outbox::{DeliveryReport, SyncReport, deliver, sync};
+pub use outbox::{DeliveryReport, SyncReport, backfill, deliver, sync};
 pub use pool::PgPool;
 pub use read::PgStore;
 pub use schema::{MIGRATIONS, SCHEMA_VERSION, SearchIndex, migrate, schema_version, search_index};

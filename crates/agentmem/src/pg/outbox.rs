@@ -118,6 +118,48 @@ pub fn sync(settings: &PgSettings, root: &Path) -> Result<SyncReport, PgError> {
     flush(&mut client, &settings.target(), root, usize::MAX)
 }
 
+/// Sends each of `files` (captures of a memory folder) that the store has
+/// no capture of by name: those written before the store was set, whose
+/// run keys are not in the files (each is keyed `file:<name>`). A file
+/// that does not parse is counted as dropped.
+///
+/// # Errors
+/// The store cannot be reached or is not migrated.
+pub fn backfill(settings: &PgSettings, files: &[PathBuf]) -> Result<SyncReport, PgError> {
+    let mut client = connect(settings)?;
+    let target = settings.target();
+    schema::require_current(&mut client, &target)?;
+    let mut report = SyncReport::default();
+    for (i, path) in files.iter().enumerate() {
+        let name = path
+            .file_stem()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let known = client
+            .query_opt("SELECT 1 FROM agentmem_captures WHERE name = $1", &[&name])
+            .map_err(|source| PgError::Postgres {
+                target: target.clone(),
+                source,
+            });
+        let sent = match known {
+            Ok(Some(_)) => Ok(DeliveryReport::AlreadyThere),
+            Ok(None) => send(&mut client, &target, path, &format!("file:{name}")),
+            Err(error) => Err(error),
+        };
+        match sent {
+            Ok(DeliveryReport::Sent) => report.sent += 1,
+            Ok(_) => report.already_there += 1,
+            Err(PgError::Capture { .. }) => report.dropped += 1,
+            Err(error) => {
+                report.waiting += files.len() - i;
+                report.stopped = Some(error.to_string());
+                return Ok(report);
+            }
+        }
+    }
+    Ok(report)
+}
+
 fn flush(
     client: &mut postgres::Client,
     target: &str,

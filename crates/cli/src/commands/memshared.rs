@@ -4,7 +4,9 @@
 
 use std::io::Write;
 
-use agentctx_agentmem::pg::{PgSettings, SearchIndex, connect, migrate, search_index, sync};
+use agentctx_agentmem::pg::{
+    PgSettings, SearchIndex, backfill, connect, migrate, search_index, sync,
+};
 
 use crate::commands::{Invocation, Outcome};
 
@@ -56,11 +58,29 @@ pub fn run_migrate(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outc
     Ok(Outcome::Success)
 }
 
-/// `mem sync`.
-pub fn run_sync(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> {
+/// `mem sync [--all]`.
+pub fn run_sync(
+    inv: &Invocation,
+    args: &crate::cli::SyncArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
     let settings = required(inv)?;
-    let root = crate::commands::memstore::location(inv)?.root;
-    let report = sync(&settings, &root)?;
+    let location = crate::commands::memstore::location(inv)?;
+    let mut report = sync(&settings, &location.root)?;
+    if args.all && report.stopped.is_none() && location.root.is_dir() {
+        let (store, _) = location.open()?;
+        let files: Vec<std::path::PathBuf> = store
+            .list(&agentctx_agentmem::Filter::default())?
+            .into_iter()
+            .map(|r| r.path)
+            .collect();
+        let more = backfill(&settings, &files)?;
+        report.sent += more.sent;
+        report.already_there += more.already_there;
+        report.dropped += more.dropped;
+        report.waiting += more.waiting;
+        report.stopped = more.stopped;
+    }
     writeln!(
         out,
         "{}: {} sent, {} already there, {} dropped (file gone), {} waiting",

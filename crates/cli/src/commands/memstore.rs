@@ -113,7 +113,7 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
         #[cfg(feature = "postgres")]
         MemCommand::Migrate => return crate::commands::memshared::run_migrate(inv, out),
         #[cfg(feature = "postgres")]
-        MemCommand::Sync => return crate::commands::memshared::run_sync(inv, out),
+        MemCommand::Sync(args) => return crate::commands::memshared::run_sync(inv, args, out),
         MemCommand::List(args) => {
             let records = open_any(inv)?.list(&filter(args, inv))?;
             if inv.json {
