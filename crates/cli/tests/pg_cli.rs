@@ -775,3 +775,71 @@ fn sync_all_sends_what_was_captured_before_the_store_was_set() {
         serde_json::from_str(&m.ok(&["--json", "mem", "search", "BEFORE-STORE"])).unwrap();
     assert_eq!(found.len(), 2);
 }
+
+#[test]
+fn recall_ranks_all_of_a_project_not_only_its_newest() {
+    let url = cluster().create_database("recall_bound");
+    let m = Machine::new(&url);
+    m.ok(&["mem", "migrate"]);
+    let repo = m.dir.path().join("src/big");
+    clone_at(&repo, "big");
+    // 600 captures of the project over two years, kinds and ages mixed so
+    // that old decisions outrank newer notes, and some times without a date.
+    let insert = "INSERT INTO agentmem_captures (capture_key, name, short, time, category, agent,
+        source, session, project, completion, description, remote, root_commit, pname, top, package,
+        body, document, search)
+      SELECT 'k' || i, 'n' || lpad(i::text, 4, '0'), substr(md5('n' || i), 1, 10),
+        CASE WHEN i % 97 = 0 THEN 'garbled' ELSE
+          to_char(DATE '2026-11-25' - ((i * 7919) % 730), 'YYYY-MM-DD') || ' 10:00:00' END,
+        (ARRAY['DECISION', 'NOTES', 'RESEARCH', 'IMPLEMENTATION'])[1 + i % 4], 'r', 'claude-hook',
+        's', '/x', 'finding ' || i, '', 'git.example/team/big', '', '', '/x', '', 'b', 'd',
+        to_tsvector('simple', 'finding')
+      FROM generate_series(1, 600) i";
+    let ok = Command::new("psql")
+        .args([url.as_str(), "-qc", insert])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let out = m.run_in(
+        &repo,
+        &["-c", "agentmem.recall.max_tokens=4000", "mem", "index"],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = String::from_utf8(out.stdout).unwrap();
+    let shown: Vec<&str> = index
+        .lines()
+        .filter(|l| l.starts_with("- "))
+        .filter_map(|l| l.rsplit_once('[').map(|(_, id)| id.trim_end_matches(']')))
+        .collect();
+    assert!(shown.len() > 20, "{index}");
+    // The same ranking over every row, in SQL.
+    let all = format!(
+        "SELECT short FROM agentmem_captures c ORDER BY
+           (CASE upper(c.category) WHEN 'DECISION' THEN 1.0 WHEN 'IMPLEMENTATION' THEN 0.9
+              WHEN 'RESEARCH' THEN 0.8 ELSE 0.7 END)
+           / (1.0 + greatest(0, coalesce(DATE '{}' - c.day, 0)) / 30.0) DESC, c.time DESC, c.name
+         LIMIT {}",
+        jiff::Zoned::now().date(),
+        shown.len()
+    );
+    let out = Command::new("psql")
+        .args([url.as_str(), "-Atc", &all])
+        .output()
+        .unwrap();
+    let expected: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(shown, expected);
+    // Old decisions made it in among newer captures.
+    assert!(index.contains("DECISION"), "{index}");
+    assert!(
+        index.contains("????-??-??"),
+        "a time without a date ranks as today: {index}"
+    );
+}

@@ -334,6 +334,11 @@ impl CaptureStore for PgStore {
         Ok(stats)
     }
 
+    /// Usefulness falls with age, so the newest `limit` captures bound
+    /// the search: a capture so old that even the heaviest kind would not
+    /// reach the least useful of them cannot be among the best, and only
+    /// captures since that day are ranked (an index range, not the
+    /// project's every row).
     fn most_useful(
         &mut self,
         filter: &Filter,
@@ -342,10 +347,39 @@ impl CaptureStore for PgStore {
     ) -> Result<Vec<(CaptureRecord, String)>, StoreError> {
         let (clause, mut values) = pg_where(filter, 1);
         values.insert(0, today.to_string());
+        let useful = usefulness_sql("($1::text)::date");
+        let newest: Vec<f64> = self
+            .client
+            .query(
+                &format!(
+                    "SELECT ({useful})::float8 FROM agentmem_captures c WHERE {clause}
+                     ORDER BY c.time DESC LIMIT {limit}"
+                ),
+                &params(&values),
+            )
+            .map_err(self.err())?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let since = match newest.iter().copied().reduce(f64::min) {
+            Some(least) if newest.len() >= limit && least > 0.0 => {
+                let days = crate::rank::oldest_that_can_reach(least);
+                values.push(
+                    today
+                        .checked_sub(jiff::Span::new().days(days))
+                        .unwrap_or(jiff::civil::Date::MIN)
+                        .to_string(),
+                );
+                format!(
+                    " AND (c.day >= (${}::text)::date OR c.day IS NULL)",
+                    values.len()
+                )
+            }
+            _ => String::new(),
+        };
         let sql = format!(
-            "SELECT {COLUMNS}, c.short FROM agentmem_captures c WHERE {clause}
-             ORDER BY {} DESC, c.time DESC, c.name LIMIT {limit}",
-            usefulness_sql("($1::text)::date")
+            "SELECT {COLUMNS}, c.short FROM agentmem_captures c WHERE {clause}{since}
+             ORDER BY {useful} DESC, c.time DESC, c.name LIMIT {limit}"
         );
         let rows = self
             .client

@@ -45,7 +45,7 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
     ),
     (
         2,
-        "the capture's date for recall's ranking; indexes for folder scopes and show by prefix",
+        "the capture's date for recall's ranking; indexes for folder scopes, show by prefix and recall's days",
         // Recall ranks by age in days. A time that does not start with a
         // date (a hand-edited file) has none, and must not fail the insert
         // nor the ranking: the function says NULL instead of raising.
@@ -65,7 +65,8 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
     -- prefix of `name`: both served by an index at a million rows.
     ALTER TABLE agentmem_captures ALTER COLUMN top TYPE text COLLATE \"C\";
     CREATE INDEX agentmem_captures_top ON agentmem_captures (top);
-    CREATE INDEX agentmem_captures_name ON agentmem_captures (name text_pattern_ops);",
+    CREATE INDEX agentmem_captures_name ON agentmem_captures (name text_pattern_ops);
+    CREATE INDEX agentmem_captures_day ON agentmem_captures (day);",
     ),
 ];
 
