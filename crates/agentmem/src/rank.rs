@@ -40,25 +40,6 @@ pub fn usefulness(category: &str, time: &str, today: jiff::civil::Date, relevanc
     relevance * weight(category) / (1.0 + age_days(time, today) / HALF_AFTER_DAYS)
 }
 
-/// The age in whole days beyond which no capture reaches `least`
-/// usefulness (with relevance 1), whatever its kind: recall ranks only
-/// captures younger than that once it has `limit` candidates at least
-/// that useful. One day more than the bound, so rounding never excludes
-/// one that could reach it.
-pub fn oldest_that_can_reach(least: f64) -> i64 {
-    let heaviest = KIND_WEIGHTS
-        .iter()
-        .map(|(_, w)| *w)
-        .fold(OTHER_WEIGHT, f64::max);
-    let days = HALF_AFTER_DAYS * (heaviest / least - 1.0);
-    if days.is_finite() {
-        // Bounded: a span of more than ~20,000 years is an error in jiff.
-        (days.ceil() as i64).clamp(0, 3_000_000) + 1
-    } else {
-        3_000_000
-    }
-}
-
 /// [`usefulness`] with relevance 1 as an SQL expression over the
 /// `captures` row `c`, with `today` bound as `today_slot` (`?3`): the
 /// index ranks 20,000 captures without reading them into memory.
@@ -92,23 +73,6 @@ mod tests {
                 < usefulness("decision", "2026-11-25", today, 1.0)
         );
         assert!((usefulness("NOTES", "bad time", today, 0.5) - 0.35).abs() < 1e-9);
-    }
-
-    #[test]
-    fn nothing_older_than_the_bound_reaches_the_least_useful() {
-        let today = day("2026-11-25");
-        for least in [1.0, 0.9, 0.5, 0.31, 0.07, 0.001] {
-            let days = oldest_that_can_reach(least);
-            let beyond = today.checked_sub(jiff::Span::new().days(days + 1)).unwrap();
-            let time = format!("{beyond} 00:00:00");
-            for kind in ["DECISION", "IMPLEMENTATION", "RESEARCH", "NOTES"] {
-                assert!(
-                    usefulness(kind, &time, today, 1.0) < least,
-                    "{kind} {least} {days}"
-                );
-            }
-        }
-        assert_eq!(oldest_that_can_reach(1.0), 1);
     }
 
     #[test]

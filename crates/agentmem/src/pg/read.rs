@@ -363,7 +363,7 @@ impl CaptureStore for PgStore {
             .collect();
         let since = match newest.iter().copied().reduce(f64::min) {
             Some(least) if newest.len() >= limit && least > 0.0 => {
-                let days = crate::rank::oldest_that_can_reach(least);
+                let days = oldest_that_can_reach(least);
                 values.push(
                     today
                         .checked_sub(jiff::Span::new().days(days))
@@ -398,6 +398,25 @@ impl CaptureStore for PgStore {
                 .count(text)
                 .map_err(|source| StoreError::Count { source }),
         }
+    }
+}
+
+/// The age in whole days beyond which no capture reaches `least`
+/// usefulness (with relevance 1), whatever its kind: recall ranks only
+/// captures younger than that once it has `limit` candidates at least
+/// that useful. One day more than the bound, so rounding never excludes
+/// one that could reach it.
+fn oldest_that_can_reach(least: f64) -> i64 {
+    let heaviest = crate::rank::KIND_WEIGHTS
+        .iter()
+        .map(|(_, w)| *w)
+        .fold(crate::rank::OTHER_WEIGHT, f64::max);
+    let days = crate::rank::HALF_AFTER_DAYS * (heaviest / least - 1.0);
+    if days.is_finite() {
+        // Bounded: a span of more than ~20,000 years is an error in jiff.
+        (days.ceil() as i64).clamp(0, 3_000_000) + 1
+    } else {
+        3_000_000
     }
 }
 
@@ -495,6 +514,23 @@ pub(crate) fn tsquery(parts: &[(String, bool)]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nothing_older_than_the_bound_reaches_the_least_useful() {
+        let today = jiff::civil::date(2026, 11, 25);
+        for least in [1.0, 0.9, 0.5, 0.31, 0.07, 0.001] {
+            let days = oldest_that_can_reach(least);
+            let beyond = today.checked_sub(jiff::Span::new().days(days + 1)).unwrap();
+            let time = format!("{beyond} 00:00:00");
+            for kind in ["DECISION", "IMPLEMENTATION", "RESEARCH", "NOTES"] {
+                assert!(
+                    crate::rank::usefulness(kind, &time, today, 1.0) < least,
+                    "{kind} {least} {days}"
+                );
+            }
+        }
+        assert_eq!(oldest_that_can_reach(1.0), 1);
+    }
 
     #[test]
     fn filter_values_become_numbered_text_parameters() {
