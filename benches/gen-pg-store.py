@@ -6,7 +6,9 @@ words drawn with Zipf-like weights from about 2,000 words,
 five paragraphs of a pool of 50,000, five
 categories, one in CJK_EVERY (default 10) with a Japanese paragraph),
 spread over PROJECTS repositories (default 50, github.com/acme/project-<k>)
-and over the two years before 2026-11-25, newest last. Deterministic.
+and over the two years before 2026-11-25, newest last; each completion
+ends with a ticket number (`ticket<k>`) that ten captures share.
+Deterministic.
 
 Columns: i, name, short, time, category, agent, completion, body,
 body_cjk_bigrams, remote, top. The bigrams are what agentctx's capture
@@ -70,7 +72,8 @@ for i in range(n):
     cat, agent = cats[i % 5]
     t = start + datetime.timedelta(seconds=span * i / n)
     time = t.strftime("%Y-%m-%d %H:%M:%S")
-    completion = " ".join(rng.choices(words, weights, k=6)).capitalize()
+    # A ticket number shared by ten captures: the rare word people search.
+    completion = " ".join(rng.choices(words, weights, k=6)).capitalize() + f" ticket{i % (n // 10 or 1)}"
     slug = completion.lower().replace(" ", "-")
     name = f"{t.strftime('%Y-%m-%d-%H%M%S')}_AGENT-{agent}_{cat}_{slug}-{i}"
     short = hashlib.sha256(name.encode()).hexdigest()[:10]

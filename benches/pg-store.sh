@@ -72,10 +72,11 @@ echo '${hook}' | sed "s/AGENT/a-\$n/" | "$bin" mem capture
 CAP
 chmod +x "$work/capture.sh"
 hyperfine -N --warmup ${WARMUP:-2} --runs ${RUNS:-20} --export-json "$work/a.json" \
-  -n "mem search kalomi7 (a rare word)" "$bin mem search kalomi7" \
+  -n "mem search ticket4242 (in 10 captures)" "$bin mem search ticket4242" \
+  -n "mem search quiruti1999 (in 1% of captures)" "$bin mem search quiruti1999" \
   -n "mem search '\"feature flag\" category:design'" "$bin mem search '\"feature flag\" category:design'" \
   -n "mem search フロー (inside Japanese runs)" "$bin mem search フロー" \
-  -n "mem search --this-project kalomi7" "sh -c 'cd $proj && $bin mem search --this-project kalomi7'" \
+  -n "mem search --this-project quiruti1999" "sh -c 'cd $proj && $bin mem search --this-project quiruti1999'" \
   -n "mem search 'cache latency' (two of the commonest)" "$bin mem search 'cache latency'" \
   -n "mem search auth (in every capture)" "$bin mem search auth" \
   -n "mem index (recall, 20,000 in the project)" "sh -c 'cd $proj && $bin mem index'" \

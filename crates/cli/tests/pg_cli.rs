@@ -38,7 +38,10 @@ fn migrations_run_concurrently_and_twice() {
     let again = machines[0].ok(&["mem", "migrate"]);
     assert!(again.contains("nothing to do"), "{again}");
     // The test cluster offers the rum extension (.ci/run installs it).
-    assert!(again.contains("search ranks with the RUM index"), "{again}");
+    assert!(
+        again.contains("phrases are searched with the RUM index"),
+        "{again}"
+    );
     let fresh = cluster().create_database("migrate_at_once");
     let machines: Vec<Machine> = (0..8).map(|_| Machine::new(&fresh)).collect();
     let outs: Vec<Output> = std::thread::scope(|scope| {
@@ -149,7 +152,10 @@ fn search_finds_english_words_and_japanese_inside_words() {
     assert_eq!(with_rum, with_gin);
     assert_eq!(with_gin, [1, 1, 1, 1, 1, 1, 0]);
     let again = m.ok(&["mem", "migrate"]);
-    assert!(again.contains("search ranks with the RUM index"), "{again}");
+    assert!(
+        again.contains("phrases are searched with the RUM index"),
+        "{again}"
+    );
     // Another machine, with no local captures, sees them all.
     let other = Machine::new(&url);
     let list: Vec<serde_json::Value> =

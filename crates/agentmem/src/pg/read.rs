@@ -54,7 +54,7 @@ pub struct PgStore {
     target: String,
     /// Where token counts are kept (the memory folder's index).
     counts: Option<MemoryStore>,
-    /// The index search ranks with, once asked.
+    /// The index phrases are searched with, once asked.
     index: Option<schema::SearchIndex>,
 }
 
@@ -178,25 +178,32 @@ impl CaptureStore for PgStore {
                 index
             }
         };
-        let sql = match index {
-            // RUM's distance is 1 / rank: the index yields the best first.
-            schema::SearchIndex::Rum => format!(
+        // Measured at 1,000,000 captures (docs/BENCHMARKS.md): RUM ranks
+        // inside the index but still scores every match (seconds for a
+        // word in every capture); what it does well is a phrase (Latin
+        // words or CJK bigrams in a row), checked on the positions it
+        // keeps instead of each row's vector. So: phrases through RUM when
+        // there is one; everything else ranks a query's newest
+        // RANKED_MATCHES matches (all of them for a query with fewer),
+        // which the time index finds without reading the rest.
+        let phrase = values[0].contains("<->");
+        let sql = if phrase && index == schema::SearchIndex::Rum {
+            // RUM's distance is 1 / rank.
+            format!(
                 "SELECT {COLUMNS}, c.body, -1.0 / (c.search <=> to_tsquery('simple', $1))::float8 AS score
                  FROM agentmem_captures c
                  WHERE c.search @@ to_tsquery('simple', $1) AND {clause}
                  ORDER BY c.search <=> to_tsquery('simple', $1) LIMIT {limit}"
-            ),
-            // Ranking scores every row it is given: over a word in most of
-            // a million captures that is seconds. The newest
-            // RANKED_MATCHES matches are ranked (all, for fewer).
-            schema::SearchIndex::Gin => format!(
+            )
+        } else {
+            format!(
                 "SELECT {COLUMNS}, c.body, -ts_rank(c.search, q)::float8 AS score
                  FROM (SELECT * FROM agentmem_captures c
                        WHERE c.search @@ to_tsquery('simple', $1) AND {clause}
                        ORDER BY c.time DESC LIMIT {RANKED_MATCHES}) c,
                       to_tsquery('simple', $1) q
                  ORDER BY score, c.time DESC LIMIT {limit}"
-            ),
+            )
         };
         let rows = self
             .client

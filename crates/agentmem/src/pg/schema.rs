@@ -71,9 +71,9 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
 ];
 
 /// The RUM index (extension `rum`, Debian's `postgresql-<major>-rum`):
-/// it keeps word positions and ranks inside the index, so search reads
-/// the best matches first instead of scoring every match (and checks a
-/// phrase without reading the row). Not a versioned migration: a server
+/// it keeps word positions, so a phrase is checked and ranked in the index
+/// instead of on each candidate row's vector (`read.rs` says when it is
+/// used). Not a versioned migration: a server
 /// that gains the extension later gets the index at the next `mem
 /// migrate`; one whose user may not create the extension keeps GIN.
 const RUM: &str = "DO $$
@@ -90,12 +90,12 @@ BEGIN
     END IF;
 END $$";
 
-/// Which index search ranks with.
+/// Which index search checks phrases with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SearchIndex {
-    /// RUM: the best matches come first from the index.
+    /// RUM: phrases are checked and ranked on the positions it keeps.
     Rum,
-    /// GIN only: the newest matches are ranked (`read.rs`).
+    /// GIN only: a phrase is checked on each candidate row.
     Gin,
 }
 

@@ -46,12 +46,12 @@ pub fn run_migrate(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outc
     match search_index(&mut client, &settings.target())? {
         SearchIndex::Rum => writeln!(
             out,
-            "{}: search ranks with the RUM index",
+            "{}: phrases are searched with the RUM index",
             settings.target()
         )?,
         SearchIndex::Gin => writeln!(
             out,
-            "{}: search ranks a query's newest 2,000 matches (GIN); for ranked search at scale, install the server's rum extension (Debian: postgresql-<major>-rum) and run `agentctx mem migrate` again",
+            "{}: no RUM index: a phrase is checked row by row, slow at a million captures; install the server's rum extension (Debian: postgresql-<major>-rum) and run `agentctx mem migrate` again",
             settings.target()
         )?,
     }
