@@ -12,7 +12,7 @@ DO $$ BEGIN
         CREATE ROLE worker_a LOGIN;
     END IF;
 END $$;
-GRANT SELECT ON agentmem_migrations, agentmem_readers TO worker_a;
+GRANT SELECT ON agentmem_migrations, agentmem_readers, agentmem_counts TO worker_a;
 GRANT SELECT, INSERT ON agentmem_captures TO worker_a;
 GRANT USAGE ON SEQUENCE agentmem_captures_id_seq TO worker_a;
 ALTER TABLE agentmem_captures ENABLE ROW LEVEL SECURITY;
@@ -21,3 +21,9 @@ CREATE POLICY agentmem_read ON agentmem_captures FOR SELECT
     USING (remote IN (SELECT r.remote FROM agentmem_readers r WHERE r.role = current_user));
 DROP POLICY IF EXISTS agentmem_add ON agentmem_captures;
 CREATE POLICY agentmem_add ON agentmem_captures FOR INSERT WITH CHECK (true);
+-- The per-project counts recall sums (kept by a trigger that runs as the
+-- owner): a worker sees its repositories' counts only.
+ALTER TABLE agentmem_counts ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS agentmem_read_counts ON agentmem_counts;
+CREATE POLICY agentmem_read_counts ON agentmem_counts FOR SELECT
+    USING (remote IN (SELECT r.remote FROM agentmem_readers r WHERE r.role = current_user));

@@ -293,6 +293,23 @@ fn row_level_security_limits_a_worker_to_its_repositories() {
     let all: Vec<serde_json::Value> =
         serde_json::from_str(&admin.ok(&["--json", "mem", "list"])).unwrap();
     assert_eq!(all.len(), 2);
+    // Recall's totals come from the per-project counts: the worker's is
+    // its repository's, and the other repository's count is hidden too.
+    let total = |m: &Machine, remote: &str| -> u64 {
+        let repo = m.dir.path().join(remote.replace('/', "_"));
+        common_pg::clone_of(&repo, &format!("https://{remote}"));
+        let out = m.run_in(&repo, &["--json", "mem", "index"], None);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let index: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        index["matches"].as_u64().unwrap()
+    };
+    assert_eq!(total(&worker, "github.com/acme/app"), 1);
+    assert_eq!(total(&worker, "github.com/acme/secret"), 0);
+    assert_eq!(total(&admin, "github.com/acme/secret"), 1);
 }
 
 /// A clone of `https://git.example/team/<name>.git` at `dir` (only what

@@ -399,4 +399,18 @@ fn recall_ranks_all_of_a_project_not_only_its_newest() {
         index.contains("????-??-??"),
         "a time without a date ranks as today: {index}"
     );
+    assert!(index.contains("captures=\"600\""), "{index}");
+    // Deleting captures (a team's retention) lowers the kept counts.
+    let ok = Command::new("psql")
+        .args([
+            url.as_str(),
+            "-qc",
+            "DELETE FROM agentmem_captures WHERE id % 6 = 0",
+        ])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let out = m.run_in(&repo, &["--json", "mem", "index"], None);
+    let after: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(after["matches"], 500);
 }

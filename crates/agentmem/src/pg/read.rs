@@ -226,6 +226,18 @@ impl CaptureStore for PgStore {
     fn count(&mut self, query: &str, filter: &Filter) -> Result<u64, StoreError> {
         let (parsed, filter) = crate::query::parse_with_filter(query, filter)?;
         let (sql, values) = match tsquery(&parsed.parts) {
+            // Recall's total: the per-day counts hold every column its
+            // filter can name (dates whole days, no agent, source or
+            // folder), a sum over the project's rows there.
+            None if by_day(&filter) => {
+                let (clause, values) = pg_where(&filter, 0);
+                (
+                    format!(
+                        "SELECT coalesce(sum(c.n), 0)::int8 FROM agentmem_counts c WHERE {clause}"
+                    ),
+                    values,
+                )
+            }
             None => {
                 let (clause, values) = pg_where(&filter, 0);
                 (
@@ -440,6 +452,17 @@ fn usefulness_sql(today: &str) -> String {
         crate::rank::OTHER_WEIGHT,
         crate::rank::HALF_AFTER_DAYS
     )
+}
+
+/// Whether `agentmem_counts` can answer a count under `filter`: it names
+/// only the columns that table keeps, and dates as whole days.
+fn by_day(filter: &Filter) -> bool {
+    let day = |d: &Option<String>| d.as_ref().is_none_or(|d| d.len() == 10);
+    filter.agent.is_none()
+        && filter.source.is_none()
+        && filter.project.is_none()
+        && day(&filter.since)
+        && day(&filter.until)
 }
 
 /// The local index's filter clause with PostgreSQL's `$n` placeholders

@@ -45,7 +45,7 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
     ),
     (
         2,
-        "the capture's date for recall's ranking; indexes for folder scopes, show by prefix and recall's days",
+        "the capture's date for recall's ranking; indexes for folder scopes, show by prefix and recall's days; counts per project",
         // Recall ranks by age in days. A time that does not start with a
         // date (a hand-edited file) has none, and must not fail the insert
         // nor the ranking: the function says NULL instead of raising.
@@ -66,7 +66,49 @@ pub const MIGRATIONS: &[(i32, &str, &str)] = &[
     ALTER TABLE agentmem_captures ALTER COLUMN top TYPE text COLLATE \"C\";
     CREATE INDEX agentmem_captures_top ON agentmem_captures (top);
     CREATE INDEX agentmem_captures_name ON agentmem_captures (name text_pattern_ops);
-    CREATE INDEX agentmem_captures_day ON agentmem_captures (day);",
+    CREATE INDEX agentmem_captures_day ON agentmem_captures (day);
+    -- Captures per project, kind and day, kept by a trigger: recall's
+    -- total (captures=\"N\") is a sum over a project's few hundred rows
+    -- here, not a visit to each of its captures. Columns are named as in
+    -- agentmem_captures, so the same filter clause applies; `time` is the
+    -- day. The trigger runs as the schema's owner: writers need no rights
+    -- on this table, readers are given what row-level security allows
+    -- (docs/examples/agentmem-rls.sql).
+    CREATE TABLE agentmem_counts (
+        remote text NOT NULL,
+        root_commit text NOT NULL,
+        pname text NOT NULL,
+        top text COLLATE \"C\" NOT NULL,
+        package text NOT NULL,
+        category text NOT NULL,
+        time text COLLATE \"C\" NOT NULL,
+        n bigint NOT NULL,
+        PRIMARY KEY (remote, root_commit, pname, top, package, category, time)
+    );
+    CREATE INDEX agentmem_counts_root_commit ON agentmem_counts (root_commit);
+    CREATE INDEX agentmem_counts_pname ON agentmem_counts (pname);
+    CREATE INDEX agentmem_counts_top ON agentmem_counts (top);
+    INSERT INTO agentmem_counts
+        SELECT remote, root_commit, pname, top, package, category, substr(time, 1, 10), count(*)
+        FROM agentmem_captures GROUP BY 1, 2, 3, 4, 5, 6, 7;
+    CREATE FUNCTION agentmem_count() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            INSERT INTO agentmem_counts VALUES (NEW.remote, NEW.root_commit, NEW.pname, NEW.top,
+                NEW.package, NEW.category, substr(NEW.time, 1, 10), 1)
+            ON CONFLICT (remote, root_commit, pname, top, package, category, time)
+            DO UPDATE SET n = agentmem_counts.n + 1;
+        ELSE
+            UPDATE agentmem_counts SET n = n - 1
+            WHERE (remote, root_commit, pname, top, package, category, time)
+                = (OLD.remote, OLD.root_commit, OLD.pname, OLD.top, OLD.package, OLD.category,
+                   substr(OLD.time, 1, 10));
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER agentmem_count AFTER INSERT OR DELETE ON agentmem_captures
+        FOR EACH ROW EXECUTE FUNCTION agentmem_count();",
     ),
 ];
 

@@ -123,17 +123,16 @@ pub fn log(machine: &Machine) -> String {
         .unwrap_or_default()
 }
 
+/// A clone of `https://git.example/team/<name>.git` at `dir` (only what
+/// identity reads: the remote).
 pub fn clone_at(dir: &std::path::Path, name: &str) {
+    clone_of(dir, &format!("https://git.example/team/{name}.git"));
+}
+
+/// A repository at `dir` whose remote is `url`.
+pub fn clone_of(dir: &std::path::Path, url: &str) {
     std::fs::create_dir_all(dir).unwrap();
-    for args in [
-        vec!["init", "-q"],
-        vec![
-            "remote",
-            "add",
-            "origin",
-            &format!("https://git.example/team/{name}.git"),
-        ],
-    ] {
+    for args in [vec!["init", "-q"], vec!["remote", "add", "origin", url]] {
         let ok = Command::new("git")
             .args(&args)
             .current_dir(dir)
@@ -145,6 +144,7 @@ pub fn clone_at(dir: &std::path::Path, name: &str) {
     }
 }
 
+/// A SubagentStop of `agent` in `cwd`.
 pub fn hook_json_in(cwd: &std::path::Path, agent_id: &str, agent: &str, message: &str) -> String {
     let mut hook: serde_json::Value = serde_json::from_str(&hook_json(agent_id, message)).unwrap();
     hook["cwd"] = cwd.display().to_string().into();
