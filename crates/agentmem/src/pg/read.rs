@@ -23,10 +23,6 @@ const COLUMN_COUNT: usize = 14;
 /// "The shared store").
 const RANKED_MATCHES: usize = 2_000;
 
-/// Up to how many expected matches a query of words is ranked whole by
-/// the RUM index.
-const RUM_RANKED_MATCHES: u64 = 20_000;
-
 /// A connection of the store's own, or one lent by a [`super::PgPool`].
 pub(super) enum Conn {
     Own(postgres::Client),
@@ -94,24 +90,6 @@ impl PgStore {
             counts: None,
             index: None,
         }
-    }
-
-    /// How many captures the planner expects `tsquery` to match (its
-    /// statistics of the search column's words), for choosing how to rank.
-    fn expected_matches(&mut self, tsquery: &str) -> Result<u64, StoreError> {
-        let rows = self
-            .client
-            .query(
-                "EXPLAIN SELECT 1 FROM agentmem_captures c WHERE c.search @@ to_tsquery('simple', $1)",
-                &[&tsquery],
-            )
-            .map_err(self.err())?;
-        let first: String = rows.first().map(|r| r.get(0)).unwrap_or_default();
-        Ok(first
-            .split_once(" rows=")
-            .and_then(|(_, rest)| rest.split(' ').next())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(u64::MAX))
     }
 
     /// Keeps token counts in `index` (a memory folder's local index): a
@@ -201,20 +179,15 @@ impl CaptureStore for PgStore {
             }
         };
         // Measured at 1,000,000 captures (docs/BENCHMARKS.md): RUM ranks
-        // from the positions it keeps, without reading rows, but scores
-        // every match of the query (about 2 µs each: 20 ms for 10,000
-        // matches, seconds for a word in every capture); ranking a query's
-        // newest RANKED_MATCHES matches costs the same whatever the
-        // word's frequency, but reads each of those rows (about 100 ms for
-        // a word in 1% of captures, whose 2,000 newest are spread over
-        // 200,000). So RUM for a phrase (its positions are needed; Latin
-        // words or CJK bigrams in a row) and for a query the planner
-        // expects in at most RUM_RANKED_MATCHES captures; the newest
-        // matches otherwise, and always without RUM.
+        // inside the index but still scores every match (seconds for a
+        // word in every capture); what it does well is a phrase (Latin
+        // words or CJK bigrams in a row), checked on the positions it
+        // keeps instead of each row's vector. So: phrases through RUM when
+        // there is one; everything else ranks a query's newest
+        // RANKED_MATCHES matches (all of them for a query with fewer),
+        // which the time index finds without reading the rest.
         let phrase = values[0].contains("<->");
-        let by_rum = index == schema::SearchIndex::Rum
-            && (phrase || self.expected_matches(&values[0])? <= RUM_RANKED_MATCHES);
-        let sql = if by_rum {
+        let sql = if phrase && index == schema::SearchIndex::Rum {
             // RUM's distance is 1 / rank.
             format!(
                 "SELECT {COLUMNS}, c.body, -1.0 / (c.search <=> to_tsquery('simple', $1))::float8 AS score
