@@ -68,7 +68,7 @@ hook='{"session_id":"b","hook_event_name":"SubagentStop","agent_id":"AGENT","age
 cat > "$work/capture.sh" <<CAP
 #!/usr/bin/env bash
 n=\$(( \$(cat "$work/n" 2>/dev/null || echo 0) + 1 )); echo "\$n" > "$work/n"
-echo '${hook}' | sed "s/AGENT/a-\$n/" | "$bin" mem capture
+echo '${hook}' | sed "s/AGENT/a-$(date +%s%N)-\$n/" | "$bin" mem capture
 CAP
 chmod +x "$work/capture.sh"
 hyperfine -N --warmup ${WARMUP:-2} --runs ${RUNS:-20} --export-json "$work/a.json" \
