@@ -255,9 +255,9 @@ async fn the_mcp_memory_tools_read_and_write_the_shared_store() {
     let url = cluster().create_database("mcp");
     let a = Machine::new(&url);
     a.ok(&["mem", "migrate"]);
-    let start = |m: &Machine| {
-        let cmd = tokio::process::Command::from(m.command(m.dir.path()));
-        let mut cmd = cmd;
+    // Each server in `cwd` with its machine's HOME and memory folder.
+    let start = |m: &Machine, cwd: &std::path::Path| {
+        let mut cmd = tokio::process::Command::from(m.command(cwd));
         cmd.arg("mcp").stderr(Stdio::null());
         rmcp::transport::TokioChildProcess::new(cmd).unwrap()
     };
@@ -280,7 +280,7 @@ async fn the_mcp_memory_tools_read_and_write_the_shared_store() {
             .filter_map(|c| c["text"].as_str())
             .collect()
     };
-    let writer = ().serve(start(&a)).await.unwrap();
+    let writer = ().serve(start(&a, a.dir.path())).await.unwrap();
     let saved = call(
         &writer,
         "mem_save",
@@ -291,7 +291,14 @@ async fn the_mcp_memory_tools_read_and_write_the_shared_store() {
     writer.cancel().await.unwrap();
     assert_eq!(rows(&url), 1, "{}", log(&a));
     let b = Machine::new(&url);
-    let reader = ().serve(start(&b)).await.unwrap();
+    // B works in the same folder (no repository: the folder is the
+    // project), from its own HOME and an empty memory folder.
+    let reader = ().serve(start(&b, a.dir.path())).await.unwrap();
+    let context = call(&reader, "context", serde_json::json!({})).await;
+    assert!(
+        context.contains("<memory_index") && context.contains("MCP-SHARED"),
+        "{context}"
+    );
     let found = call(
         &reader,
         "mem_search",

@@ -73,7 +73,7 @@ pub use guard::{Guard, Verdict};
 pub use handle::{HookOutcome, detect_agent, handle};
 pub use host::{ConfigSource, Host, RulesError, SessionPlaceError};
 #[cfg(feature = "recall")]
-pub use recall::{O200kCounter, RecallError, memory_index, session_memory_index};
+pub use recall::{O200kCounter, RecallError, memory_index, memory_index_in, session_memory_index};
 pub use shell::{
     Access, NamedPath, Redirect, ShellCommand, ShellError, ShellScript, ShellWord, expand_pattern,
     parse_shell,

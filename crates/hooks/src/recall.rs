@@ -46,6 +46,31 @@ pub fn memory_index(
     today: jiff::civil::Date,
     notes: &mut Vec<String>,
 ) -> Result<MemoryIndex, RecallError> {
+    let cache_home = host.env.xdg_dir("XDG_CACHE_HOME", ".cache");
+    let env = host.env;
+    let source = CaptureSource::from_config(
+        &host.config.agentmem,
+        &|name| env.get(name).map(str::to_owned),
+        host.home().as_deref(),
+        cache_home.as_deref(),
+    )?
+    .ok_or(RecallError::NoMemoryFolder)?;
+    memory_index_in(host, &source, cwd, config, today, notes)
+}
+
+/// [`memory_index`] from a source the caller keeps (the MCP server's, whose
+/// connections to a shared store outlive one call).
+///
+/// # Errors
+/// As [`memory_index`].
+pub fn memory_index_in(
+    host: &Host<'_>,
+    source: &CaptureSource,
+    cwd: &Path,
+    config: &RecallConfig,
+    today: jiff::civil::Date,
+    notes: &mut Vec<String>,
+) -> Result<MemoryIndex, RecallError> {
     let memory = &host.config.agentmem;
     let cache_home = host.env.xdg_dir("XDG_CACHE_HOME", ".cache");
     let options: IdentityOptions =
@@ -57,14 +82,6 @@ pub fn memory_index(
         shown: 0,
         text: String::new(),
     };
-    let env = host.env;
-    let source = CaptureSource::from_config(
-        memory,
-        &|name| env.get(name).map(str::to_owned),
-        host.home().as_deref(),
-        cache_home.as_deref(),
-    )?
-    .ok_or(RecallError::NoMemoryFolder)?;
     let from_folder = |notes: &mut Vec<String>| match source.local() {
         Some(location) => local_store(location, notes),
         None => Ok(None),

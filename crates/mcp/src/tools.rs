@@ -109,13 +109,16 @@ impl ContextServer {
                     let recall = &this.state.config.agentmem.recall;
                     if recall.enabled {
                         let mut notes = Vec::new();
-                        if let Ok(index) = agentctx_hooks::memory_index(
-                            &host,
-                            &folder,
-                            recall,
-                            jiff::Zoned::now().date(),
-                            &mut notes,
-                        ) && !index.text.is_empty()
+                        if let Ok(source) = this.memory.as_ref()
+                            && let Ok(index) = agentctx_hooks::memory_index_in(
+                                &host,
+                                source,
+                                &folder,
+                                recall,
+                                jiff::Zoned::now().date(),
+                                &mut notes,
+                            )
+                            && !index.text.is_empty()
                         {
                             composed.system.push(agentctx_types::ContextPart {
                                 kind: agentctx_types::ContextPartKind::Memory,
