@@ -23,6 +23,10 @@ const COLUMN_COUNT: usize = 14;
 /// "The shared store").
 const RANKED_MATCHES: usize = 2_000;
 
+/// Up to how many expected matches a query of words is ranked whole by
+/// the RUM index.
+const RUM_RANKED_MATCHES: f64 = 20_000.0;
+
 /// A connection of the store's own, or one lent by a [`super::PgPool`].
 pub(super) enum Conn {
     Own(postgres::Client),
@@ -90,6 +94,55 @@ impl PgStore {
             counts: None,
             index: None,
         }
+    }
+
+    /// How many captures a query of words (a `tsquery` of ANDed words)
+    /// is expected to match: the table's size times the frequency of its
+    /// rarest word in the search column's statistics (a word they do not
+    /// list gets what the planner gives it: half the lowest listed
+    /// frequency, at most 0.5%; a prefix may be anything: as common as
+    /// the table). The planner's own
+    /// estimate (EXPLAIN) cost a common word 20 ms more; this is one
+    /// small query.
+    fn expected_matches(&mut self, tsquery: &str) -> Result<f64, StoreError> {
+        if tsquery.contains(":*") {
+            return Ok(f64::INFINITY);
+        }
+        let row = self
+            .client
+            .query_opt(
+                "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples::float8
+                 FROM pg_stats s, pg_class c
+                 WHERE s.tablename = 'agentmem_captures' AND s.attname = 'search'
+                   AND s.schemaname = current_schema()
+                   AND c.oid = 'agentmem_captures'::regclass",
+                &[],
+            )
+            .map_err(self.err())?;
+        // No statistics yet (a young table): small enough for anything.
+        let Some(row) = row else {
+            return Ok(0.0);
+        };
+        let words: Vec<String> = row.get::<_, Option<Vec<String>>>(0).unwrap_or_default();
+        let freqs: Vec<f32> = row.get::<_, Option<Vec<f32>>>(1).unwrap_or_default();
+        let rows: f64 = row.get(2);
+        // After the words' frequencies come the lowest and the highest.
+        let lowest = freqs.get(words.len()).copied().unwrap_or(0.0);
+        let rarest = tsquery
+            .split('\'')
+            .skip(1)
+            .step_by(2)
+            .map(|word| {
+                words
+                    .iter()
+                    .position(|w| w == word)
+                    .and_then(|i| freqs.get(i).copied())
+                    // The planner's rule for a word the statistics do
+                    // not list (tsquery_opr_selec).
+                    .unwrap_or_else(|| (lowest / 2.0).min(0.005))
+            })
+            .fold(f32::INFINITY, f32::min);
+        Ok(f64::from(rarest) * rows.max(0.0))
     }
 
     /// Keeps token counts in `index` (a memory folder's local index): a
@@ -179,15 +232,20 @@ impl CaptureStore for PgStore {
             }
         };
         // Measured at 1,000,000 captures (docs/BENCHMARKS.md): RUM ranks
-        // inside the index but still scores every match (seconds for a
-        // word in every capture); what it does well is a phrase (Latin
-        // words or CJK bigrams in a row), checked on the positions it
-        // keeps instead of each row's vector. So: phrases through RUM when
-        // there is one; everything else ranks a query's newest
-        // RANKED_MATCHES matches (all of them for a query with fewer),
-        // which the time index finds without reading the rest.
+        // from the positions it keeps, without reading rows, but scores
+        // every match (about 2 µs each: 21 ms for a word in 1% of
+        // captures, 1.7 s for one in all of them); ranking a query's
+        // newest RANKED_MATCHES matches costs the same whatever the word,
+        // but reads each of those rows (104 ms for a word in 1%, whose
+        // newest 2,000 are spread over 200,000 rows; 28 ms for one in
+        // every capture). So RUM for a phrase (its positions are needed:
+        // Latin words or CJK bigrams in a row) and for words the column's
+        // statistics say are in at most RUM_RANKED_MATCHES captures; the
+        // newest matches otherwise, and always without RUM.
         let phrase = values[0].contains("<->");
-        let sql = if phrase && index == schema::SearchIndex::Rum {
+        let by_rum = index == schema::SearchIndex::Rum
+            && (phrase || self.expected_matches(&values[0])? <= RUM_RANKED_MATCHES);
+        let sql = if by_rum {
             // RUM's distance is 1 / rank.
             format!(
                 "SELECT {COLUMNS}, c.body, -1.0 / (c.search <=> to_tsquery('simple', $1))::float8 AS score
