@@ -17,6 +17,7 @@
 mod connect;
 mod outbox;
 mod pool;
+mod ranking;
 mod read;
 mod schema;
 
