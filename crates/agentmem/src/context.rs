@@ -151,12 +151,18 @@ fn entry(record: &CaptureRecord, document: &str) -> String {
     let _ = writeln!(
         entry,
         "## {}: {} ({}, {})",
-        record.category,
-        record.completion,
-        record.time.chars().take(16).collect::<String>(),
-        record.agent
+        crate::recall::plain(&record.category),
+        crate::recall::plain(&record.completion),
+        crate::recall::plain(&record.time.chars().take(16).collect::<String>()),
+        crate::recall::plain(&record.agent)
     );
-    let _ = writeln!(entry, "{}", record.path.display());
+    // A shared store's row names its path after its name, which is
+    // anyone's with the right to insert: one line, no tag.
+    let _ = writeln!(
+        entry,
+        "{}",
+        crate::recall::plain(&record.path.display().to_string())
+    );
     let excerpt: String = start.chars().take(EXCERPT_CHARS).collect();
     let more = if start.chars().nth(EXCERPT_CHARS).is_some() {
         " …"

@@ -196,6 +196,12 @@ fn line(record: &CaptureRecord, short: &str) -> String {
         .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
         .take(32)
         .collect();
+    // A short id is ten hex digits; a store's row could say otherwise.
+    let short: String = short
+        .chars()
+        .filter(char::is_ascii_hexdigit)
+        .take(10)
+        .collect();
     let _ = writeln!(
         out,
         "- {date} {category} {}: {} [{short}]",
@@ -207,7 +213,7 @@ fn line(record: &CaptureRecord, short: &str) -> String {
 
 /// One line of captured text that cannot close the block or open a tag:
 /// whitespace runs become one space, `<` a look-alike.
-fn plain(text: &str) -> String {
+pub(crate) fn plain(text: &str) -> String {
     text.split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")

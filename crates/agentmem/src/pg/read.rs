@@ -456,7 +456,7 @@ impl CaptureStore for PgStore {
             _ => String::new(),
         };
         let sql = format!(
-            "SELECT {COLUMNS}, c.short FROM agentmem_captures c WHERE {clause}{since}
+            "SELECT {COLUMNS} FROM agentmem_captures c WHERE {clause}{since}
              ORDER BY {useful} DESC, c.time DESC, c.name LIMIT {limit}"
         );
         let rows = self
@@ -465,7 +465,14 @@ impl CaptureStore for PgStore {
             .map_err(self.err())?;
         Ok(rows
             .iter()
-            .map(|r| (self.record(r), r.get::<_, String>(COLUMN_COUNT)))
+            .map(|r| {
+                // A row is anyone's with the right to insert: the short id
+                // is made here from the name, as `mem show` finds it, not
+                // read from a column that could hold a line of its own.
+                let record = self.record(r);
+                let short = crate::store::short_id(&record.id);
+                (record, short)
+            })
             .collect())
     }
 
