@@ -14,6 +14,10 @@ use crate::extract::{Extracted, Found, claude, codex_thread, codex_turn_answer, 
 use crate::format::{CaptureDoc, cut_bytes, kebab, safe_name};
 use crate::redact::redact;
 
+/// The key of a hook input's `other` under which `agentctx hook` names the
+/// agent (`gemini`, `copilot`, ...) whose payload it translated.
+pub const AGENT_KEY: &str = "agentctx_agent";
+
 /// What started the capture.
 #[derive(Clone, Debug)]
 pub enum Trigger {
@@ -153,9 +157,19 @@ impl Trigger {
                         .and_then(|n| n.to_str())
                         .is_some_and(|n| n.starts_with("rollout-"))
                 });
+                // The hook names the agent when it knows it.
+                let named = h.other.get(AGENT_KEY).and_then(serde_json::Value::as_str);
+                let (source_app, source) = match named {
+                    Some("gemini") => ("gemini", "gemini-hook"),
+                    Some("copilot") => ("copilot", "copilot-hook"),
+                    Some("opencode") => ("opencode", "opencode-plugin"),
+                    Some("qwen") => ("qwen", "qwen-hook"),
+                    _ if codex => ("codex", "codex-hook"),
+                    _ => ("claude", "claude-hook"),
+                };
                 Origin {
-                    source_app: if codex { "codex" } else { "claude" },
-                    source: if codex { "codex-hook" } else { "claude-hook" },
+                    source_app,
+                    source,
                     session_id: h.session_id.clone(),
                     event: h.hook_event_name.clone(),
                 }

@@ -68,8 +68,8 @@ mod stores;
 mod tail;
 
 pub use capture::{
-    CaptureError, CaptureOutcome, CaptureSettings, Origin, Trigger, TriggerError, capture,
-    expand_home, zoned_stamp,
+    AGENT_KEY, CaptureError, CaptureOutcome, CaptureSettings, Origin, Trigger, TriggerError,
+    capture, expand_home, zoned_stamp,
 };
 #[cfg(feature = "store")]
 pub use context::TokenCounter;

@@ -454,9 +454,16 @@ pub struct HookArgs {
     #[arg(long)]
     pub explain: bool,
     /// The agent that runs the hook (install writes it); without it, told from the payload.
-    #[arg(long, value_parser = one_of::<HookAgent>(&["claude", "codex"]))]
+    #[arg(long, value_parser = one_of::<HookAgent>(&HOOK_AGENTS))]
     pub agent: Option<HookAgent>,
+    /// The event, for payloads that do not name theirs (Copilot CLI's
+    /// camelCase `sessionStart`, `subagentStart`; install writes it).
+    #[arg(long)]
+    pub event: Option<String>,
 }
+
+/// The agents `--agent` names.
+const HOOK_AGENTS: [&str; 6] = ["claude", "codex", "gemini", "copilot", "opencode", "qwen"];
 
 #[derive(Debug, Args)]
 pub struct ExecArgs {
@@ -464,7 +471,7 @@ pub struct ExecArgs {
     #[arg(long)]
     pub session: String,
     /// The agent whose shell runs the command.
-    #[arg(long, value_parser = one_of::<HookAgent>(&["claude", "codex"]), default_value = "claude")]
+    #[arg(long, value_parser = one_of::<HookAgent>(&HOOK_AGENTS), default_value = "claude")]
     pub agent: HookAgent,
     /// Write the folder the command ended in here (Claude Code's shell keeps it).
     #[arg(long)]

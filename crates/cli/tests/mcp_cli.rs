@@ -297,11 +297,12 @@ fn install_mcp_registers_the_server_and_uninstall_restores_every_byte() {
     );
 }
 
-/// The agents without agentctx hooks: `install X --mcp` writes their user
-/// config from any folder (no project needed), twice is once, and
-/// uninstall gives back every byte; without `--mcp` install says why not.
+/// Gemini CLI, Copilot CLI, opencode and Qwen Code: `install X --user
+/// --mcp` writes their hooks (opencode: the plugin) and MCP server from any
+/// folder (no project needed), twice is once, and uninstall gives back
+/// every byte.
 #[test]
-fn install_mcp_for_agents_without_hooks_and_uninstall_restores_every_byte() {
+fn install_hooks_and_mcp_for_the_other_agents_and_uninstall_restores_every_byte() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     let outside = dir.path().join("anywhere");
@@ -321,18 +322,9 @@ fn install_mcp_for_agents_without_hooks_and_uninstall_restores_every_byte() {
             .output()
             .unwrap()
     };
-    let refused = run(&["install", "gemini"]);
-    assert!(!refused.status.success());
-    assert!(
-        String::from_utf8_lossy(&refused.stderr)
-            .contains("no hooks for gemini yet; `agentctx install gemini --mcp`"),
-        "{}",
-        String::from_utf8_lossy(&refused.stderr)
-    );
-    assert_eq!(std::fs::read_to_string(&gemini).unwrap(), mine);
     for agent in ["gemini", "copilot", "opencode", "qwen"] {
         for _ in 0..2 {
-            let out = run(&["install", agent, "--mcp"]);
+            let out = run(&["install", agent, "--user", "--mcp"]);
             assert!(
                 out.status.success(),
                 "{}",
@@ -349,7 +341,7 @@ fn install_mcp_for_agents_without_hooks_and_uninstall_restores_every_byte() {
     assert!(home.join(".copilot/mcp-config.json").exists());
     assert!(home.join(".qwen/settings.json").exists());
     for agent in ["gemini", "copilot", "opencode", "qwen"] {
-        let out = run(&["uninstall", agent]);
+        let out = run(&["uninstall", agent, "--user"]);
         assert!(
             out.status.success(),
             "{}",
@@ -357,6 +349,8 @@ fn install_mcp_for_agents_without_hooks_and_uninstall_restores_every_byte() {
         );
     }
     assert_eq!(std::fs::read_to_string(&gemini).unwrap(), mine);
+    assert!(!dir.path().join("xdg/opencode/plugin").exists());
+    assert!(!home.join(".copilot/settings.json").exists());
     assert!(!opencode.exists());
     assert!(!home.join(".copilot/mcp-config.json").exists());
     assert!(!home.join(".qwen/settings.json").exists());

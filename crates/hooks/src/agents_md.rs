@@ -30,6 +30,12 @@ pub struct BuiltinLoader {
     /// this agent (main or sub-agent) has not been given yet. It never
     /// gives a file again when it changes.
     pub nested_on_read: bool,
+    /// The tools (shared names) after which it gives them: `Read` for
+    /// Claude Code; Gemini CLI also after writes, edits and listings.
+    pub nested_tools: &'static [&'static str],
+    /// It gives only those below the cwd (opencode): a sibling's or one
+    /// above is still agentctx's to report.
+    pub nested_below_cwd_only: bool,
 }
 
 /// [`BuiltinLoader`] and why, for the hook's log.
@@ -149,6 +155,8 @@ pub fn builtin_loader(
     let all = BuiltinLoader {
         initial: true,
         nested_on_read: true,
+        nested_tools: &["Read"],
+        nested_below_cwd_only: false,
     };
     let decided = |loader, why: &str| LoaderDecision {
         loader,
@@ -167,11 +175,20 @@ pub fn builtin_loader(
         (_, HookAgent::Codex) => decided(
             BuiltinLoader {
                 initial: true,
-                nested_on_read: false,
+                ..BuiltinLoader::default()
             },
             "codex loads the AGENTS.md chain itself: its bodies are left out",
         ),
         (AgentsMdBodies::Auto, HookAgent::Claude) => claude_auto(cwd, root, env, release),
+        // The other agents' loaders are their dialects' facts (`dialect/`).
+        (_, other) => crate::dialect::of(other)
+            .loader(&crate::dialect::LoaderFacts { cwd, env })
+            .unwrap_or_else(|| {
+                decided(
+                    BuiltinLoader::default(),
+                    "agentctx gives the AGENTS.md bodies",
+                )
+            }),
     }
 }
 
@@ -209,12 +226,15 @@ fn claude_auto(
     } else {
         why
     };
+    let nested = on
+        && !truthy(env.get("CLAUDE_CODE_SIMPLE"))
+        && !truthy(env.get("CLAUDE_CODE_DISABLE_ATTACHMENTS"));
     LoaderDecision {
         loader: BuiltinLoader {
             initial: on || imported,
-            nested_on_read: on
-                && !truthy(env.get("CLAUDE_CODE_SIMPLE"))
-                && !truthy(env.get("CLAUDE_CODE_DISABLE_ATTACHMENTS")),
+            nested_on_read: nested,
+            nested_tools: if nested { &["Read"] } else { &[] },
+            nested_below_cwd_only: false,
         },
         why,
     }
@@ -338,7 +358,9 @@ mod tests {
             claude(&root, &env),
             BuiltinLoader {
                 initial: true,
-                nested_on_read: true
+                nested_on_read: true,
+                nested_tools: &["Read"],
+                nested_below_cwd_only: false,
             }
         );
     }

@@ -171,13 +171,15 @@ fn decide(host: &Host<'_>, agent: HookAgent, cwd: &Path, event: &str) -> Session
 /// The directory the agent started the session in.
 fn start_dir(host: &Host<'_>, agent: HookAgent, cwd: &Path) -> PathBuf {
     let usable = |p: &Path| p.is_absolute() && p.is_dir();
-    let from = match agent {
-        HookAgent::Claude => host
+    // The agent's own variable (Claude Code's CLAUDE_PROJECT_DIR, ...);
+    // Codex and opencode's plugin run the hook in the session's folder.
+    let from = match crate::dialect::of(agent).start_dir_env() {
+        Some(variable) => host
             .env
-            .get("CLAUDE_PROJECT_DIR")
+            .get(variable)
             .map(PathBuf::from)
             .filter(|p| usable(p)),
-        HookAgent::Codex => host
+        None => host
             .process_cwd
             .map(Path::to_path_buf)
             .filter(|p| usable(p)),

@@ -111,7 +111,9 @@ pub(crate) fn wrapped_input(
                 command_q = quote(command),
             )
         }
-        HookAgent::Codex => format!("{base} -- {}", quote(command)),
+        // The others' shells keep no folder between calls (measured for
+        // Codex; the rest run each command in a fresh shell).
+        _ => format!("{base} -- {}", quote(command)),
     };
     let mut input = input.clone();
     input["command"] = Value::String(line);
@@ -226,10 +228,17 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
     // The agent's own project settings folder exists, so it can be bound
     // read-only (an empty folder is invisible to git).
     let own = match request.agent {
-        HookAgent::Claude => ".claude",
-        HookAgent::Codex => ".codex",
+        HookAgent::Claude => Some(".claude"),
+        HookAgent::Codex => Some(".codex"),
+        HookAgent::Gemini => Some(".gemini"),
+        HookAgent::Qwen => Some(".qwen"),
+        HookAgent::Opencode => Some(".opencode"),
+        // `.github` is the project's own: not created for this.
+        HookAgent::Copilot => None,
     };
-    if anchor.config.project_agent_rules.protect_config {
+    if let Some(own) = own
+        && anchor.config.project_agent_rules.protect_config
+    {
         let _ = std::fs::create_dir(anchor.root.join(own));
     }
     // The protected names a command could create (nothing can be bound

@@ -42,6 +42,7 @@ mod codex_profile;
 mod compose;
 #[cfg(feature = "remote")]
 mod compose_remote;
+mod dialect;
 mod escape;
 mod exec;
 mod guard;
@@ -66,11 +67,12 @@ pub use compose::{
 };
 #[cfg(feature = "remote")]
 pub use compose_remote::{compose_remote, remote_options};
+pub use dialect::{plain_tags, render_reply};
 pub use exec::{
     CODEX_PROFILE, ExecError, ExecMode, ExecOutcome, ExecRequest, codex_permissions, exec,
 };
 pub use guard::{Guard, Verdict};
-pub use handle::{HookOutcome, detect_agent, handle};
+pub use handle::{HookOutcome, detect_agent, handle, handle_event};
 pub use host::{ConfigSource, Host, RulesError, SessionPlaceError};
 #[cfg(feature = "recall")]
 pub use recall::{O200kCounter, RecallError, memory_index, memory_index_in, session_memory_index};

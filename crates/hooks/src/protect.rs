@@ -1,7 +1,9 @@
 //! What agentctx protects from the agent's writes, so it cannot switch its
 //! own rules or hooks off (`project_agent_rules.protect_config`): the rule
-//! files at the root, every `.agentctx.yaml`, `.claude/` and `.codex/`
-//! folder in the project (hook settings, hook scripts, agent definitions),
+//! files at the root, every `.agentctx.yaml`, `.claude/`, `.codex/`,
+//! `.gemini/`, `.qwen/` and `.opencode/` folder in the project (hook
+//! settings, hook scripts, plugins, agent definitions), the root's and the
+//! session folder's `.github/hooks` (Copilot CLI's),
 //! agentctx's user config and state, the agents' user settings, and the
 //! agentctx program itself. Writing, moving or deleting one of them, or a
 //! folder that holds one, is denied by the hook; in the sandbox they are
@@ -14,10 +16,15 @@ use agentctx_rules::Rules;
 use crate::Host;
 
 /// Names protected wherever they are in the project.
-pub(crate) const PROTECTED_NAMES: [&str; 4] = [
+pub(crate) const PROTECTED_NAMES: [&str; 7] = [
     ".agentctx.yaml",
     ".claude",
     ".codex",
+    // Gemini CLI's and Qwen Code's project settings (hooks), opencode's
+    // project plugins (code it runs in its own process).
+    ".gemini",
+    ".qwen",
+    ".opencode",
     // Claude Code starts the MCP servers a project's `.mcp.json` names,
     // outside any sandbox (an approved server's changed command runs
     // without a new question).
@@ -41,6 +48,26 @@ pub(crate) fn protected_paths(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
     if let Some(codex) = host.codex_home() {
         paths.push(codex.join("config.toml"));
         paths.push(codex.join("hooks.json"));
+    }
+    // Copilot CLI's repository hooks, read from the session's folder.
+    paths.push(root.join(".github/hooks"));
+    if let Some(anchor) = host.anchor {
+        paths.push(anchor.start_dir.join(".github/hooks"));
+    }
+    // The other agents' user settings (hooks, MCP servers) and opencode's
+    // user plugins.
+    if let Some(home) = host.home() {
+        for file in [
+            ".gemini/settings.json",
+            ".qwen/settings.json",
+            ".copilot/settings.json",
+            ".copilot/mcp-config.json",
+        ] {
+            paths.push(home.join(file));
+        }
+    }
+    if let Some(config) = host.env.xdg_dir("XDG_CONFIG_HOME", ".config") {
+        paths.push(config.join("opencode"));
     }
     if let Some(dir) = host.env.xdg_dir("XDG_CONFIG_HOME", ".config") {
         paths.push(dir.join("agentctx"));
@@ -150,9 +177,13 @@ fn describe_short(path: &Path) -> &'static str {
         }
         ".agentctx.yaml" | "config.yaml" | "agentctx" => "agentctx's config",
         "state" => "agentctx's state",
-        "settings.json" | "settings.local.json" | "hooks.json" | "config.toml" => {
-            "an agent's hook settings"
-        }
+        "settings.json"
+        | "settings.local.json"
+        | "hooks.json"
+        | "config.toml"
+        | "hooks"
+        | "mcp-config.json" => "an agent's hook settings",
+        "opencode" => "opencode's user config and plugins",
         _ if path.ends_with("agentctx") => "agentctx",
         _ => "what agentctx protects",
     }
@@ -162,6 +193,10 @@ fn describe_name(name: &str) -> &'static str {
     match name {
         ".agentctx.yaml" => "agentctx's config",
         ".claude" => "Claude Code's project settings and hooks",
+        ".gemini" => "Gemini CLI's project settings and hooks",
+        ".qwen" => "Qwen Code's project settings and hooks",
+        ".opencode" => "opencode's project plugins and settings",
+        ".mcp.json" => "the project's MCP servers",
         _ => "Codex's project settings and hooks",
     }
 }

@@ -187,6 +187,7 @@ impl ContextServer {
             agent: HookAgent::Claude,
             sandboxed: false,
             session_sandboxed: false,
+            native_tool: None,
         };
         let mut answers = Vec::new();
         let mut notes = Vec::new();

@@ -20,19 +20,45 @@ pub enum HookAgent {
     Claude,
     /// OpenAI's Codex CLI.
     Codex,
+    /// Google's Gemini CLI (`BeforeTool`/`AfterTool` command hooks).
+    Gemini,
+    /// GitHub Copilot CLI (PascalCase command hooks, Claude-style payloads).
+    Copilot,
+    /// opencode (agentctx's plugin calls the hook).
+    Opencode,
+    /// Qwen Code (Claude Code's hook names and shapes).
+    Qwen,
 }
 
 impl HookAgent {
-    /// `claude` or `codex`, as the CLI spells it.
+    /// Every agent with a hook dialect.
+    pub const ALL: [HookAgent; 6] = [
+        Self::Claude,
+        Self::Codex,
+        Self::Gemini,
+        Self::Copilot,
+        Self::Opencode,
+        Self::Qwen,
+    ];
+
+    /// `claude`, `codex`, `gemini`, `copilot`, `opencode` or `qwen`, as the
+    /// CLI spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Claude => "claude",
             Self::Codex => "codex",
+            Self::Gemini => "gemini",
+            Self::Copilot => "copilot",
+            Self::Opencode => "opencode",
+            Self::Qwen => "qwen",
         }
     }
 }
 
-crate::from_name!(HookAgent, "coding agent", ["claude" => HookAgent::Claude, "codex" => HookAgent::Codex]);
+crate::from_name!(HookAgent, "coding agent", [
+    "claude" => HookAgent::Claude, "codex" => HookAgent::Codex, "gemini" => HookAgent::Gemini,
+    "copilot" => HookAgent::Copilot, "opencode" => HookAgent::Opencode, "qwen" => HookAgent::Qwen,
+]);
 
 impl std::fmt::Display for HookAgent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -40,10 +66,9 @@ impl std::fmt::Display for HookAgent {
     }
 }
 
-/// A coding agent `agentctx install` knows. Claude Code and Codex get
-/// agentctx's hooks (their [`HookAgent`] dialect); Gemini CLI, GitHub
-/// Copilot CLI, opencode and Qwen Code get the MCP server (`--mcp`) until
-/// their dialects exist.
+/// A coding agent `agentctx install` knows; each gets agentctx's hooks in
+/// its [`HookAgent`] dialect (opencode through agentctx's plugin), and the
+/// MCP server with `--mcp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "kebab-case")]
@@ -80,7 +105,10 @@ impl Agent {
         match self {
             Self::Claude => Some(HookAgent::Claude),
             Self::Codex => Some(HookAgent::Codex),
-            Self::Gemini | Self::Copilot | Self::Opencode | Self::Qwen => None,
+            Self::Gemini => Some(HookAgent::Gemini),
+            Self::Copilot => Some(HookAgent::Copilot),
+            Self::Opencode => Some(HookAgent::Opencode),
+            Self::Qwen => Some(HookAgent::Qwen),
         }
     }
 }
@@ -90,6 +118,10 @@ impl From<HookAgent> for Agent {
         match agent {
             HookAgent::Claude => Self::Claude,
             HookAgent::Codex => Self::Codex,
+            HookAgent::Gemini => Self::Gemini,
+            HookAgent::Copilot => Self::Copilot,
+            HookAgent::Opencode => Self::Opencode,
+            HookAgent::Qwen => Self::Qwen,
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::io::{Read, Write};
 
-use agentctx_hooks::handle;
+use agentctx_hooks::handle_event;
 
 use crate::cli::HookArgs;
 use crate::commands::{Invocation, Outcome};
@@ -20,7 +20,9 @@ pub fn run(inv: &Invocation, args: &HookArgs, out: &mut dyn Write) -> anyhow::Re
     let read = std::io::stdin().read_to_end(&mut raw);
     let host = inv.host();
     let outcome = match read {
-        Ok(_) => within_deadline(inv, &raw, || handle(&raw, args.agent, &host)),
+        Ok(_) => within_deadline(inv, &raw, args.agent, || {
+            handle_event(&raw, args.agent, args.event.as_deref(), &host)
+        }),
         Err(error) => agentctx_hooks::HookOutcome {
             notes: vec![format!("cannot read stdin ({error}): doing nothing")],
             ..Default::default()
@@ -31,11 +33,11 @@ pub fn run(inv: &Invocation, args: &HookArgs, out: &mut dyn Write) -> anyhow::Re
         for note in &outcome.notes {
             writeln!(out, "- {note}")?;
         }
-        match &outcome.reply {
+        match &outcome.output {
             Some(reply) => writeln!(out, "output:\n{}", serde_json::to_string_pretty(reply)?)?,
             None => writeln!(out, "output: none")?,
         }
-    } else if let Some(reply) = &outcome.reply {
+    } else if let Some(reply) = &outcome.output {
         serde_json::to_writer(&mut *out, reply)?;
         out.write_all(b"\n")?;
     }
@@ -47,6 +49,7 @@ pub fn run(inv: &Invocation, args: &HookArgs, out: &mut dyn Write) -> anyhow::Re
 fn within_deadline(
     inv: &Invocation,
     raw: &[u8],
+    agent: Option<agentctx_types::HookAgent>,
     decide: impl FnOnce() -> agentctx_hooks::HookOutcome + Send,
 ) -> agentctx_hooks::HookOutcome {
     std::thread::scope(|scope| {
@@ -57,7 +60,8 @@ fn within_deadline(
         match receive.recv_timeout(DEADLINE) {
             Ok(outcome) => outcome,
             Err(_) => {
-                let tool_call = String::from_utf8_lossy(raw).contains("PreToolUse");
+                let text = String::from_utf8_lossy(raw);
+                let tool_call = text.contains("PreToolUse") || text.contains("BeforeTool");
                 let note = format!(
                     "no decision within {} s: {}",
                     DEADLINE.as_secs(),
@@ -73,6 +77,10 @@ fn within_deadline(
                         "Denied: agentctx could not decide on this tool call within {} seconds, and a call it has not judged does not run. Retry with a narrower call (a smaller search scope, fewer paths).",
                         DEADLINE.as_secs()
                     ));
+                    let reply = agentctx_hooks::render_reply(
+                        agent.unwrap_or(agentctx_types::HookAgent::Claude),
+                        &reply,
+                    );
                     let mut stdout = std::io::stdout().lock();
                     let _ = serde_json::to_writer(&mut stdout, &reply);
                     let _ = stdout.write_all(b"\n");

@@ -1,5 +1,6 @@
 //! `agentctx install` / `agentctx uninstall`: see `agentctx_hooks::install`.
 
+use agentctx_types::HookAgent;
 use std::io::Write;
 
 use agentctx_hooks::install::{
@@ -32,9 +33,7 @@ fn run(
     adding: bool,
 ) -> anyhow::Result<Outcome> {
     let agent = args.agent;
-    // The agents without hooks get their MCP server in their user config
-    // whatever the scope: no project to find.
-    let scope = if args.user || agent.hook_dialect().is_none() {
+    let scope = if args.user {
         Scope::User
     } else if args.shared {
         Scope::Shared
@@ -50,8 +49,11 @@ fn run(
     let places = Places::from_env(&inv.env, root)?;
     let agent_version = match (args.agent_version.as_deref(), agent.hook_dialect()) {
         (Some(text), _) => agentctx_hooks::install::parse_version(text),
-        (None, Some(dialect)) => installed_agent_version(dialect),
-        (None, None) => None,
+        // Only Claude Code's and Codex's versions change what install writes.
+        (None, Some(dialect @ (HookAgent::Claude | HookAgent::Codex))) => {
+            installed_agent_version(dialect)
+        }
+        (None, _) => None,
     };
     // Codex's own sandbox, when it is on, is configured to refuse what
     // agentctx's would (a project's profile: its paths are the project's).

@@ -52,6 +52,9 @@ pub struct Guard<'a> {
     /// kept from writing what the sandbox keeps read-only (git's config
     /// and hooks, shell startup files), which would run outside it.
     pub session_sandboxed: bool,
+    /// The agent's own name for the tool, when its dialect gave it a
+    /// shared one (`read_file` for `Read`): rules may name either.
+    pub native_tool: Option<&'a str>,
 }
 
 impl Guard<'_> {
@@ -78,7 +81,7 @@ impl Guard<'_> {
     /// Decides the call; `notes` says why, step by step.
     pub fn decide(&self, tool: &str, input: &Value, notes: &mut Vec<String>) -> Verdict {
         let normalized = crate::normalize_tool(tool);
-        let decision = self.rules.check_tool(&normalized);
+        let decision = self.check_tool(&normalized);
         notes.push(format!("tool {normalized}: {}", decision.message));
         if !decision.allowed {
             return self.deny(&decision);
@@ -208,6 +211,25 @@ impl Guard<'_> {
             return Some(Verdict::Deny(strict_reminder(&target.path, &reason)));
         }
         None
+    }
+
+    /// The tool's decision under both its names: denied when `denied_tools`
+    /// names either, allowed when `allowed_tools` names either.
+    fn check_tool(&self, shared: &str) -> RuleDecision {
+        let decision = self.rules.check_tool(shared);
+        let Some(own) = self.native_tool.filter(|own| *own != shared) else {
+            return decision;
+        };
+        let theirs = self.rules.check_tool(own);
+        let explicit = |d: &RuleDecision| {
+            !d.allowed && d.rule != agentctx_types::DecisionRule::NotInAllowedTools
+        };
+        match (explicit(&decision), explicit(&theirs)) {
+            (true, _) => decision,
+            (_, true) => theirs,
+            _ if !decision.allowed && theirs.allowed => theirs,
+            _ => decision,
+        }
     }
 
     fn deny(&self, decision: &RuleDecision) -> Verdict {

@@ -15,8 +15,10 @@ use crate::{Host, parse_shell, tool_paths};
 /// on"), and why, line by line, for the log and `--explain`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HookOutcome {
-    /// The JSON to print for the agent.
+    /// The decision, in the shared (Claude Code) shape.
     pub reply: Option<HookReply>,
+    /// The JSON to print for the agent: `reply` in its dialect.
+    pub output: Option<Value>,
     /// Why.
     pub notes: Vec<String>,
     /// The agent the payload came from, when it could be read.
@@ -48,8 +50,32 @@ pub fn detect_agent(input: &HookInput) -> HookAgent {
 /// Handles one hook call. Never fails: input it cannot use gives no reply
 /// and a note; the only refusals are the rules'.
 pub fn handle(raw: &[u8], agent: Option<HookAgent>, host: &Host<'_>) -> HookOutcome {
+    handle_event(raw, agent, None, host)
+}
+
+/// [`handle`] for a payload whose event the install named (`--event`:
+/// Copilot CLI's camelCase payloads carry none). The outcome's `output` is
+/// the reply in `agent`'s dialect.
+pub fn handle_event(
+    raw: &[u8],
+    agent: Option<HookAgent>,
+    event: Option<&str>,
+    host: &Host<'_>,
+) -> HookOutcome {
+    let mut outcome = decide(raw, agent, event, host);
+    let dialect = crate::dialect::of(outcome.agent.or(agent).unwrap_or(HookAgent::Claude));
+    outcome.output = outcome.reply.as_ref().map(|reply| dialect.render(reply));
+    outcome
+}
+
+fn decide(
+    raw: &[u8],
+    agent: Option<HookAgent>,
+    event_hint: Option<&str>,
+    host: &Host<'_>,
+) -> HookOutcome {
     let mut outcome = HookOutcome::default();
-    let input: HookInput = match crate::input::parse(raw) {
+    let mut input: HookInput = match crate::input::parse(raw) {
         Ok(input) => input,
         Err(error) => {
             outcome.note(format!("input is not hook JSON ({error})"));
@@ -59,6 +85,14 @@ pub fn handle(raw: &[u8], agent: Option<HookAgent>, host: &Host<'_>) -> HookOutc
     };
     let agent = agent.unwrap_or_else(|| detect_agent(&input));
     outcome.agent = Some(agent);
+    let dialect = crate::dialect::of(agent);
+    let native = dialect.normalize(&mut input, event_hint);
+    if let Some(own) = &native.tool {
+        outcome.note(format!(
+            "{agent} tool {own} is {}",
+            input.tool_name.as_deref().unwrap_or("")
+        ));
+    }
     let event = input.hook_event_name.clone().unwrap_or_default();
     // Canonical, so a cwd reached through a symlink is the same project.
     let cwd = input
@@ -103,6 +137,8 @@ pub fn handle(raw: &[u8], agent: Option<HookAgent>, host: &Host<'_>) -> HookOutc
         host: &anchored,
         input: &input,
         agent,
+        dialect,
+        native: &native,
         cwd: &cwd,
     };
     match event.as_str() {
@@ -152,17 +188,15 @@ struct Call<'a> {
     host: &'a Host<'a>,
     input: &'a HookInput,
     agent: HookAgent,
+    dialect: &'static dyn crate::dialect::Dialect,
+    native: &'a crate::dialect::Native,
     cwd: &'a Path,
 }
 
 impl Call<'_> {
-    /// Claude Code escapes `<system-reminder` in hook context; its reminders
-    /// travel as `<agentctx-reminder>`.
+    /// How this agent's reminders are tagged (its dialect's).
     fn envelope(&self) -> ReminderEnvelope {
-        match self.agent {
-            HookAgent::Claude => ReminderEnvelope::AgentctxReminder,
-            HookAgent::Codex => ReminderEnvelope::SystemReminder,
-        }
+        self.dialect.envelope()
     }
 
     /// Who gives AGENTS.md bodies in this call: for Claude Code, decided
@@ -171,6 +205,8 @@ impl Call<'_> {
         let setting = match self.agent {
             HookAgent::Claude => self.host.config.claude_code.agents_md,
             HookAgent::Codex => self.host.config.codex.agents_md,
+            // Measured per agent: its dialect says what its loader gives.
+            _ => agentctx_types::AgentsMdBodies::Auto,
         };
         let root = self
             .host
@@ -287,7 +323,7 @@ impl Call<'_> {
             .other
             .get("permission_mode")
             .and_then(Value::as_str);
-        let asks = !matches!(mode, Some("bypassPermissions" | "dontAsk"));
+        let asks = !self.dialect.never_asks(mode);
         let run = match run {
             crate::exec::ShellRun::Sandboxed(_)
                 if asks && crate::exec::sandbox_optional(self.host, &rules) =>
@@ -320,13 +356,23 @@ impl Call<'_> {
         } else {
             crate::exec::ShellRun::Plain(String::new())
         };
+        // A shell call that names its folder: its command line's relative
+        // paths are that folder's.
+        let command_dir = self.native.command_dir.as_deref().map(|dir| {
+            let dir = self.absolute(dir);
+            std::fs::canonicalize(&dir).unwrap_or(dir)
+        });
+        if let Some(dir) = &command_dir {
+            outcome.note(format!("the command runs in {}", dir.display()));
+        }
         let guard = crate::Guard {
             host: self.host,
             rules: &rules,
-            cwd: self.cwd,
+            cwd: command_dir.as_deref().unwrap_or(self.cwd),
             agent: self.agent,
             sandboxed: matches!(run, crate::exec::ShellRun::Sandboxed(_)),
             session_sandboxed,
+            native_tool: self.native.tool.as_deref(),
         };
         match guard.decide(name, &input, &mut outcome.notes) {
             crate::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),
@@ -397,8 +443,11 @@ impl Call<'_> {
     }
 
     fn post_tool_use(&self, outcome: &mut HookOutcome) {
-        // A foreground sub-agent's result (Claude Code's Task/Agent).
-        if matches!(self.input.tool_name.as_deref(), Some("Task" | "Agent")) {
+        // A foreground sub-agent's result (Claude Code's Task/Agent; the
+        // sub-agent tools of the agents with no sub-agent stop event).
+        if matches!(self.input.tool_name.as_deref(), Some("Task" | "Agent"))
+            && self.dialect.captures_after_agent_tool()
+        {
             self.capture("PostToolUse", outcome);
         }
         let paths = self.named_paths(outcome);
@@ -428,24 +477,36 @@ impl Call<'_> {
                 return;
             }
         };
-        let read = self.input.tool_name.as_deref() == Some("Read");
-        if read && !found.files.is_empty() && self.loader().loader.nested_on_read {
-            // The agent gave this agent those bodies with the Read; only a
-            // change is news (its loader never gives a file twice).
+        let tool = self.input.tool_name.as_deref().unwrap_or("");
+        let loader = if found.files.is_empty() {
+            crate::BuiltinLoader::default()
+        } else {
+            self.loader().loader
+        };
+        if loader.nested_on_read && loader.nested_tools.contains(&tool) {
+            // The agent gave this agent those bodies with the call; only a
+            // change is news (its loader never gives a file twice), and
+            // what its loader does not reach (opencode: above or beside
+            // the cwd).
+            let gives = |f: &agentctx_types::ResolvedAgentFile| {
+                !f.changed
+                    && (!loader.nested_below_cwd_only
+                        || f.path.parent().is_some_and(|dir| dir.starts_with(self.cwd)))
+            };
             let given: Vec<String> = found
                 .files
                 .iter()
-                .filter(|f| !f.changed)
+                .filter(|f| gives(f))
                 .map(|f| f.path.display().to_string())
                 .collect();
             if !given.is_empty() {
                 outcome.note(format!(
-                    "{} gave the bodies with the Read: {}",
+                    "{} gave the bodies with the {tool}: {}",
                     self.agent,
                     given.join(", ")
                 ));
             }
-            found.files.retain(|f| f.changed);
+            found.files.retain(|f| !gives(f));
         }
         if found.files.is_empty() {
             outcome.note(format!(
@@ -465,7 +526,7 @@ impl Call<'_> {
         let config = &self.host.config.agentmem;
         // Codex's Stop is its turn's answer (what `notify` captured); Claude
         // Code's main answers are kept only when asked for.
-        if event == "Stop" && self.agent == HookAgent::Claude && !config.capture_on_stop {
+        if event == "Stop" && !self.dialect.stop_is_answer() && !config.capture_on_stop {
             outcome.note("Stop: capture is off (agentmem.capture_on_stop: false)");
             return;
         }
@@ -473,8 +534,13 @@ impl Call<'_> {
             outcome.note("Stop of a sub-agent: its SubagentStop captures it");
             return;
         }
+        let mut input = self.input.clone();
+        input.other.insert(
+            agentctx_agentmem::AGENT_KEY.to_owned(),
+            Value::String(self.agent.to_string()),
+        );
         let report = agentctx_agentmem::capture_with_config(
-            &agentctx_agentmem::Trigger::hook(self.input.clone()),
+            &agentctx_agentmem::Trigger::hook(input),
             config,
             self.host.home().as_deref(),
             self.host.codex_home().as_deref(),

@@ -175,6 +175,21 @@ impl Call<'_> {
     /// The first prompt of a session (and the first after it was given its
     /// context again) carries the user-message parts (`prompt.rs`).
     pub(super) fn user_prompt_submit(&self, outcome: &mut HookOutcome) {
+        // An agent whose SessionStart may not fire (Qwen Code in `-p`):
+        // the first prompt of a session with no state starts it.
+        if self.dialect.start_may_be_missed()
+            && let Some(store) = self.store(outcome)
+            && !store.path().exists()
+        {
+            outcome.note(
+                "no SessionStart for this session: its first prompt gives the initial context",
+            );
+            self.session_start(outcome);
+            if let Some(reply) = outcome.reply.as_mut() {
+                reply.hook_specific_output.hook_event_name = "UserPromptSubmit".to_owned();
+            }
+            return;
+        }
         if self.agent == HookAgent::Claude {
             return outcome
                 .note("UserPromptSubmit: Claude Code got the file list with SessionStart");

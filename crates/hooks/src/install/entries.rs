@@ -18,68 +18,109 @@ pub(super) const EVENTS: [(&str, bool); 7] = [
     ("Stop", false),
 ];
 
-/// Adds (or updates in place) one agentctx entry per event; extra agentctx
-/// entries of an event (from earlier installs) are dropped, everything else
-/// stays where it was.
+/// How an agent writes a hook entry.
+pub(super) struct EntryShape {
+    /// The key of the command line: `command`, or Copilot CLI's `bash`.
+    pub command_key: &'static str,
+    /// The timeout key and value install sets, in the agent's unit.
+    pub timeout: Option<(&'static str, u64)>,
+    /// Entries are `{"matcher", "hooks": [hook]}` (Claude Code's shape);
+    /// otherwise each event's list holds the hooks themselves (Copilot CLI).
+    pub grouped: bool,
+}
+
+/// Adds (or updates in place) one agentctx entry per event;
+/// extra agentctx entries of an event (from earlier installs) are dropped,
+/// everything else stays where it was.
 pub(super) fn add_hooks(
     object: &mut Map<String, Value>,
     program: &str,
     agent: HookAgent,
     skip: &[&str],
 ) -> Result<(), SettingsError> {
+    let events: Vec<(&str, bool)> = EVENTS
+        .iter()
+        .copied()
+        .filter(|(event, _)| !skip.contains(event))
+        .collect();
+    let shape = EntryShape {
+        command_key: "command",
+        timeout: timeout_of(agent).map(|t| ("timeout", t)),
+        grouped: true,
+    };
+    add_entries(object, &shape, &events, |event| {
+        hook_command(program, agent, event)
+    })
+}
+
+/// Adds (or updates in place) one agentctx entry for each of `events`, in
+/// `shape`, with the command `command` gives for the event.
+pub(super) fn add_entries(
+    object: &mut Map<String, Value>,
+    shape: &EntryShape,
+    events: &[(&str, bool)],
+    command: impl Fn(&str) -> String,
+) -> Result<(), SettingsError> {
     let hooks = object
         .entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
         .ok_or_else(|| SettingsError::shape("hooks", "an object"))?;
-    for (event, tool_event) in EVENTS {
-        if skip.contains(&event) {
-            continue;
-        }
-        let command = hook_command(program, agent, event);
+    let key = shape.command_key;
+    let ours = |hook: &Value| {
+        ["command", "bash"].iter().any(|k| {
+            hook.get(*k)
+                .and_then(Value::as_str)
+                .is_some_and(is_agentctx_command)
+        })
+    };
+    for &(event, tool_event) in events {
+        let command = command(event);
         let list = hooks
             .entry(event)
             .or_insert_with(|| Value::Array(Vec::new()))
             .as_array_mut()
             .ok_or_else(|| SettingsError::shape(format!("hooks.{event}"), "a list"))?;
         let mut present = false;
-        for entry in list.iter_mut() {
-            if let Some(inner) = entry.get_mut("hooks").and_then(Value::as_array_mut) {
-                inner.retain_mut(|hook| {
-                    let ours = hook
-                        .get("command")
-                        .and_then(Value::as_str)
-                        .is_some_and(is_agentctx_command);
-                    if !ours {
-                        return true;
-                    }
-                    if present {
-                        return false;
-                    }
-                    hook["command"] = Value::String(command.clone());
-                    if let (Some(timeout), Some(hook)) = (timeout_of(agent), hook.as_object_mut()) {
-                        hook.insert("timeout".into(), json!(timeout));
-                    }
-                    present = true;
-                    true
-                });
+        let mut update = |hook: &mut Value| -> bool {
+            if !ours(hook) {
+                return true;
             }
+            if present {
+                return false;
+            }
+            hook[key] = Value::String(command.clone());
+            if let (Some((name, value)), Some(hook)) = (shape.timeout, hook.as_object_mut()) {
+                hook.insert(name.into(), json!(value));
+            }
+            present = true;
+            true
+        };
+        if shape.grouped {
+            for entry in list.iter_mut() {
+                if let Some(inner) = entry.get_mut("hooks").and_then(Value::as_array_mut) {
+                    inner.retain_mut(&mut update);
+                }
+            }
+            list.retain(|entry| {
+                entry
+                    .get("hooks")
+                    .and_then(Value::as_array)
+                    .is_none_or(|h| !h.is_empty())
+            });
+        } else {
+            list.retain_mut(&mut update);
         }
-        list.retain(|entry| {
-            entry
-                .get("hooks")
-                .and_then(Value::as_array)
-                .is_none_or(|h| !h.is_empty())
-        });
         if !present {
-            let mut hook = json!({"type": "command", "command": command});
-            if let Some(timeout) = timeout_of(agent) {
-                hook["timeout"] = json!(timeout);
+            let mut hook = json!({"type": "command"});
+            hook[key] = Value::String(command.clone());
+            if let Some((name, value)) = shape.timeout {
+                hook[name] = json!(value);
             }
-            list.push(if tool_event {
-                json!({"matcher": "*", "hooks": [hook]})
-            } else {
-                json!({"hooks": [hook]})
+            list.push(match (shape.grouped, tool_event) {
+                (false, _) => hook,
+                (true, true) => json!({"matcher": "*", "hooks": [hook]}),
+                (true, false) => json!({"hooks": [hook]}),
             });
         }
     }
@@ -93,7 +134,7 @@ pub(super) fn add_hooks(
 fn timeout_of(agent: HookAgent) -> Option<u64> {
     match agent {
         HookAgent::Claude => Some(30),
-        HookAgent::Codex => None,
+        _ => None,
     }
 }
 
@@ -108,18 +149,25 @@ pub(super) fn remove_hooks(object: &mut Map<String, Value>) {
         let Some(list) = hooks.get_mut(&event).and_then(Value::as_array_mut) else {
             continue;
         };
+        let ours = |hook: &Value| {
+            ["command", "bash"].iter().any(|k| {
+                hook.get(*k)
+                    .and_then(Value::as_str)
+                    .is_some_and(is_agentctx_command)
+            })
+        };
         let mut touched = false;
         for entry in list.iter_mut() {
             if let Some(inner) = entry.get_mut("hooks").and_then(Value::as_array_mut) {
                 let n = inner.len();
-                inner.retain(|h| {
-                    !h.get("command")
-                        .and_then(Value::as_str)
-                        .is_some_and(is_agentctx_command)
-                });
+                inner.retain(|h| !ours(h));
                 touched |= inner.len() != n;
             }
         }
+        // Copilot CLI's lists hold the hooks themselves.
+        let n = list.len();
+        list.retain(|h| !ours(h));
+        touched |= list.len() != n;
         if touched {
             list.retain(|entry| {
                 entry

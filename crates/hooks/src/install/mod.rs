@@ -19,9 +19,13 @@
 
 mod claude;
 mod codex;
+mod copilot;
 mod entries;
+mod gemini;
 mod manifest;
 mod mcp;
+mod opencode;
+mod qwen;
 mod setup;
 
 use std::path::{Path, PathBuf};
@@ -73,6 +77,9 @@ pub struct Parts {
     /// project's `.mcp.json`, or `[mcp_servers.agentctx]` in Codex's config).
     #[serde(default)]
     pub mcp: bool,
+    /// Gemini CLI: `context.fileName` names AGENTS.md.
+    #[serde(default)]
+    pub context_file_name: bool,
 }
 
 impl Parts {
@@ -83,6 +90,7 @@ impl Parts {
             || self.codex_trust
             || self.codex_profile
             || self.mcp
+            || self.context_file_name
     }
 
     fn without(self, other: Self) -> Self {
@@ -93,6 +101,7 @@ impl Parts {
             codex_trust: self.codex_trust && !other.codex_trust,
             codex_profile: self.codex_profile && !other.codex_profile,
             mcp: self.mcp && !other.mcp,
+            context_file_name: self.context_file_name && !other.context_file_name,
         }
     }
 
@@ -104,6 +113,7 @@ impl Parts {
             codex_trust: self.codex_trust || other.codex_trust,
             codex_profile: self.codex_profile || other.codex_profile,
             mcp: self.mcp || other.mcp,
+            context_file_name: self.context_file_name || other.context_file_name,
         }
     }
 }
@@ -297,9 +307,7 @@ pub enum InstallError {
     #[error(transparent)]
     Program(#[from] ProgramError),
     /// The agent has no agentctx hooks yet and `--mcp` was not asked for.
-    #[error(
-        "agentctx has no hooks for {0} yet; `agentctx install {0} --mcp` registers `agentctx mcp` as its MCP server"
-    )]
+    #[error("agentctx has no hooks for {0}")]
     NoHooks(Agent),
 }
 
@@ -314,8 +322,13 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
 /// for `PreToolUse` a guard that blocks the call (exit 2, with a message for
 /// the model and the user) when the program cannot run.
 pub fn hook_command(program: &str, agent: HookAgent, event: &str) -> String {
-    let base = format!("{} hook --agent {agent}", shell_quote(program));
-    if event == "PreToolUse" {
+    let mut base = format!("{} hook --agent {agent}", shell_quote(program));
+    // Copilot CLI's camelCase payloads do not name their event.
+    if event.starts_with(|c: char| c.is_ascii_lowercase()) {
+        base.push_str(&format!(" --event {event}"));
+    }
+    // The tool events, where exit 2 blocks the call.
+    if matches!(event, "PreToolUse" | "BeforeTool") {
         let message = format!(
             "agentctx hook: cannot run {program}; tool calls are blocked until it runs again (reinstall: agentctx install {agent})"
         );
@@ -387,9 +400,26 @@ enum FileKind {
     CodexProjectConfig,
     /// A project's `.mcp.json` (Claude Code's project MCP servers).
     McpJson,
-    /// The user config where an agent with no hooks yet reads its MCP
-    /// servers (Gemini CLI, Copilot CLI, opencode, Qwen Code).
+    /// The user config where Gemini CLI, Copilot CLI, opencode or Qwen
+    /// Code reads its MCP servers.
     McpServers(Agent),
+    /// A Gemini CLI `settings.json` (hooks, `context.fileName`).
+    GeminiSettings,
+    /// A Qwen Code `settings.json` (hooks).
+    QwenSettings,
+    /// Copilot CLI's user `settings.json` (hooks).
+    CopilotSettings,
+    /// A project's `.github/hooks/agentctx.json`: agentctx's own.
+    CopilotHooksFile,
+    /// agentctx's opencode plugin: agentctx's own.
+    OpencodePlugin,
+}
+
+impl FileKind {
+    /// A file agentctx writes whole: removed when nothing of it is left.
+    fn owned_whole(self) -> bool {
+        matches!(self, Self::CopilotHooksFile | Self::OpencodePlugin)
+    }
 }
 
 /// One file install or uninstall concerns.
@@ -413,27 +443,17 @@ fn targets(request: &Request, places: &Places, adding: bool) -> Result<Vec<Targe
     let target = |path: PathBuf, kind, parts| Target { path, kind, parts };
     let hook_agent = match request.agent.hook_dialect() {
         Some(agent) => agent,
-        None => {
-            // An agent with no hooks yet: its MCP server only, in its user
-            // config whatever the scope (the server serves every project).
-            if adding && !request.mcp {
-                return Err(InstallError::NoHooks(request.agent));
-            }
-            let path = places.mcp_configs.of(request.agent).ok_or_else(|| {
-                InstallError::Unplaced(format!(
-                    "no $HOME: {}'s user config is unknown",
-                    request.agent
-                ))
-            })?;
-            return Ok(vec![target(
-                path,
-                FileKind::McpServers(request.agent),
-                Parts {
-                    mcp: true,
-                    ..Parts::default()
-                },
-            )]);
-        }
+        None => return Err(InstallError::NoHooks(request.agent)),
+    };
+    let unplaced = |what: &str| {
+        InstallError::Unplaced(format!("no $HOME: {}'s {what} is unknown", request.agent))
+    };
+    let project = |relative: &str| places.root.join(relative);
+    let user_mcp = || {
+        places
+            .mcp_configs
+            .of(request.agent)
+            .ok_or_else(|| unplaced("user config"))
     };
     match hook_agent {
         HookAgent::Claude => {
@@ -473,6 +493,55 @@ fn targets(request: &Request, places: &Places, adding: bool) -> Result<Vec<Targe
                         ..Parts::default()
                     },
                 ));
+            }
+        }
+        HookAgent::Gemini | HookAgent::Qwen | HookAgent::Copilot | HookAgent::Opencode => {
+            let (path, kind) = match (hook_agent, request.scope) {
+                (HookAgent::Gemini, Scope::User) => (user_mcp()?, FileKind::GeminiSettings),
+                (HookAgent::Gemini, _) => {
+                    (project(".gemini/settings.json"), FileKind::GeminiSettings)
+                }
+                (HookAgent::Qwen, Scope::User) => (user_mcp()?, FileKind::QwenSettings),
+                (HookAgent::Qwen, _) => (project(".qwen/settings.json"), FileKind::QwenSettings),
+                (HookAgent::Copilot, Scope::User) => (
+                    user_mcp()?.with_file_name("settings.json"),
+                    FileKind::CopilotSettings,
+                ),
+                (HookAgent::Copilot, _) => (
+                    project(".github/hooks/agentctx.json"),
+                    FileKind::CopilotHooksFile,
+                ),
+                (_, Scope::User) => (
+                    user_mcp()?
+                        .with_file_name("plugin")
+                        .join(opencode::PLUGIN_FILE),
+                    FileKind::OpencodePlugin,
+                ),
+                (_, _) => (
+                    project(".opencode/plugin").join(opencode::PLUGIN_FILE),
+                    FileKind::OpencodePlugin,
+                ),
+            };
+            let parts = Parts {
+                hooks: true,
+                context_file_name: hook_agent == HookAgent::Gemini,
+                ..Parts::default()
+            };
+            targets.push(target(path, kind, parts));
+            // The MCP server: the user config whatever the scope (it serves
+            // every project).
+            if request.mcp || !adding {
+                let mcp = Parts {
+                    mcp: true,
+                    ..Parts::default()
+                };
+                match places.mcp_configs.of(request.agent) {
+                    Some(path) => {
+                        targets.push(target(path, FileKind::McpServers(request.agent), mcp))
+                    }
+                    None if adding => return Err(unplaced("user config")),
+                    None => {}
+                }
             }
         }
         HookAgent::Codex => {
@@ -605,6 +674,31 @@ fn edit(
             mcp::edit_agent_mcp(agent, text, &request.program, adding)
         }
         FileKind::McpJson | FileKind::McpServers(_) => Ok(original.to_owned()),
+        // Gemini CLI's and Qwen Code's user settings hold their MCP
+        // servers too.
+        FileKind::GeminiSettings | FileKind::QwenSettings => {
+            let (agent, edited) = if kind == FileKind::GeminiSettings {
+                let edited = gemini::edit_gemini_settings(text, &request.program, parts, adding);
+                (Agent::Gemini, edited)
+            } else {
+                let edited = qwen::edit_qwen_settings(text, &request.program, parts, adding);
+                (Agent::Qwen, edited)
+            };
+            match edited {
+                Ok(t) if parts.mcp => {
+                    mcp::edit_agent_mcp(agent, Some(&t), &request.program, adding)
+                }
+                other => other,
+            }
+        }
+        FileKind::CopilotSettings | FileKind::CopilotHooksFile => copilot::edit_copilot_hooks(
+            text,
+            &request.program,
+            parts,
+            adding,
+            kind == FileKind::CopilotHooksFile,
+        ),
+        FileKind::OpencodePlugin => Ok(opencode::plugin(&request.program, parts.hooks && adding)),
         FileKind::CodexProjectConfig if parts.codex_profile => {
             let entries = request.codex_profile.as_deref().unwrap_or_default();
             codex::edit_codex_profile(text, entries, adding)
@@ -636,7 +730,13 @@ fn mentions_agentctx(kind: FileKind, text: &str, parts: Parts, trust: &TrustEntr
         FileKind::CodexHooks => text.contains("agentctx"),
         FileKind::CodexConfig => trust.iter().any(|(key, _)| text.contains(key.as_str())),
         FileKind::CodexProjectConfig => text.contains("agentctx"),
-        FileKind::McpJson | FileKind::McpServers(_) => text.contains("agentctx"),
+        FileKind::McpJson
+        | FileKind::McpServers(_)
+        | FileKind::GeminiSettings
+        | FileKind::QwenSettings
+        | FileKind::CopilotSettings
+        | FileKind::CopilotHooksFile
+        | FileKind::OpencodePlugin => text.contains("agentctx"),
     }
 }
 
@@ -708,6 +808,7 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
                 codex_trust: parts.codex_trust,
                 codex_profile: parts.codex_profile,
                 mcp: parts.mcp && m.parts.mcp,
+                context_file_name: parts.context_file_name && m.parts.context_file_name,
             },
             None => Parts {
                 hooks: parts.hooks,
@@ -745,7 +846,9 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
             (_, None) => (None, ChangeKind::Unchanged),
             (_, Some(text)) => {
                 let edited = edit(request, (&path, kind), Some(text), removing, false, &trust)?;
-                if edited == text {
+                if edited.is_empty() && kind.owned_whole() {
+                    (None, ChangeKind::Removed)
+                } else if edited == text {
                     (Some(edited), ChangeKind::Unchanged)
                 } else {
                     (Some(edited), ChangeKind::Removed)

@@ -106,10 +106,7 @@ impl Places {
 /// The installed agent's version, from `claude --version` or
 /// `codex --version` on PATH; `None` when it does not tell.
 pub fn installed_agent_version(agent: HookAgent) -> Option<(u32, u32, u32)> {
-    let program = match agent {
-        HookAgent::Claude => "claude",
-        HookAgent::Codex => "codex",
-    };
+    let program = agent.as_str();
     let output = std::process::Command::new(program)
         .arg("--version")
         .stdin(std::process::Stdio::null())
@@ -157,14 +154,34 @@ pub fn advice(request: &Request) -> Option<String> {
         },
         (Agent::Codex, _) if !request.codex_trust => "Codex runs these hooks only in a trusted project and once they are trusted: start `codex` in the project and accept \"Hooks need review ... Trust all and continue\" (or run `agentctx install codex --trust` to record the trust now). `codex exec` skips untrusted hooks without a word.".to_owned(),
         (Agent::Codex, _) => "agentctx's hooks are recorded as trusted in Codex's user config; Codex also needs the project trusted (its first start in the project asks).".to_owned(),
-        // Measured with each agent (crates/e2e/tests/mcp_other.rs).
-        (Agent::Gemini, _) => "Gemini CLI starts `agentctx mcp` in every folder (tools mcp_agentctx_*; marked `trust`, which Gemini CLI documents as no confirmation per call) and shows the model the server's instructions. No agentctx hooks for Gemini CLI yet: rules are answered by rules_check, not enforced.".to_owned(),
-        (Agent::Copilot, _) => "Copilot CLI starts `agentctx mcp` in every folder (tools agentctx-*); it shows the model the server's instructions only with --allow-all-mcp-server-instructions, so name the workflow in your instructions (call agentctx-context first). No agentctx hooks for Copilot CLI yet: rules are answered by rules_check, not enforced.".to_owned(),
-        (Agent::Opencode, _) => "opencode starts `agentctx mcp` in every folder (tools agentctx_*) and shows the model the server's instructions. opencode has no command hooks: rules are answered by rules_check, not enforced.".to_owned(),
-        (Agent::Qwen, _) => "Qwen Code starts `agentctx mcp` in every folder (tools mcp__agentctx__*) but does not show the model the server's instructions: name the workflow in QWEN.md or AGENTS.md (call mcp__agentctx__context first). No agentctx hooks for Qwen Code yet: rules are answered by rules_check, not enforced.".to_owned(),
+        // Measured with each agent (crates/e2e/tests/other_agents.rs,
+        // mcp_other.rs; docs/integrations/).
+        (Agent::Gemini, scope) => format!(
+            "Gemini CLI runs these hooks in trusted folders (it asks at the first start in a folder; headless runs need GEMINI_CLI_TRUST_WORKSPACE=true or --skip-trust). context.fileName now names AGENTS.md, so Gemini CLI loads the AGENTS.md chain and nested files itself.{}{}",
+            if scope == Scope::User { "" } else { " Gemini CLI reads a project's .gemini/settings.json only from the folder a session starts in (not the git root's from a subdirectory): this install works in sessions started at the project root; --user works everywhere." },
+            mcp_note(request, " Its MCP server (tools mcp_agentctx_*) is in the user settings.")
+        ),
+        (Agent::Copilot, scope) => format!(
+            "Copilot CLI runs these hooks at its next start.{}{}",
+            if scope == Scope::User { "" } else { " It reads .github/hooks/ only from the folder a session starts in, and only in a trusted folder: this install works in sessions started at the project root; --user works everywhere." },
+            mcp_note(request, " Its MCP server (tools agentctx-*) is in ~/.copilot/mcp-config.json.")
+        ),
+        (Agent::Opencode, _) => format!(
+            "opencode loads the agentctx plugin at its next start, with no approval step; it needs nothing from npm.{}",
+            mcp_note(request, " Its MCP server (tools agentctx_*) is in opencode.json.")
+        ),
+        (Agent::Qwen, scope) => format!(
+            "Qwen Code runs these hooks at its next start.{}{}",
+            if scope == Scope::User { "" } else { " A project's .qwen/settings.json is read in sessions started at the project root; --user works everywhere." },
+            mcp_note(request, " Its MCP server (tools mcp__agentctx__*) is in the user settings; Qwen Code does not show the model the server's instructions.")
+        ),
         _ => return None,
     };
     Some(text)
+}
+
+fn mcp_note(request: &Request, note: &'static str) -> &'static str {
+    if request.mcp { note } else { "" }
 }
 
 fn version_text(version: Option<(u32, u32, u32)>) -> String {

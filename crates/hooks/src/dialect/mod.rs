@@ -1,0 +1,270 @@
+//! Each agent's hook dialect: how its payloads read and how it wants to be
+//! answered. A dialect translates the agent's payload into the shared shape
+//! (Claude Code's event and tool names, `file_path`/`path`/`command`
+//! arguments) before anything is decided, and renders the shared reply in
+//! the agent's own shape afterwards; the decisions (rules, AGENTS.md state,
+//! file list, capture) never look at which agent asked, except through the
+//! facts a dialect states here (what its loader gives, whether its
+//! context must be plain text, how its shell runs a wrapped command).
+//!
+//! Adding an agent is a module here (and its install in `install/`): its
+//! tool names, its argument names, its reply shape. What each agent does
+//! was measured by running it (`shared/agents/OTHER-AGENTS.md`, the
+//! end-to-end suite; docs/integrations/<agent>.md).
+
+mod claude;
+mod codex;
+mod copilot;
+mod gemini;
+mod opencode;
+mod qwen;
+
+use std::path::Path;
+
+use agentctx_config::Environment;
+use agentctx_types::{HookAgent, HookInput, HookReply, ReminderEnvelope};
+use serde_json::{Map, Value};
+
+use crate::agents_md::LoaderDecision;
+
+/// What a dialect keeps of the agent's own payload after translating it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Native {
+    /// The agent's own name for the tool, when the shared one differs:
+    /// rules may name either.
+    pub tool: Option<String>,
+    /// The folder a shell call runs in, when the call names one
+    /// (`dir_path`, `directory`, `workdir`): its command line's relative
+    /// paths are that folder's.
+    pub command_dir: Option<String>,
+}
+
+/// What a dialect needs to tell what the agent's loader gives.
+pub(crate) struct LoaderFacts<'a> {
+    pub cwd: &'a Path,
+    pub env: &'a Environment,
+}
+
+/// One agent's dialect.
+pub(crate) trait Dialect: Sync {
+    /// Rewrites the agent's payload into the shared shape. `event` is the
+    /// event the install named on the command line (Copilot's camelCase
+    /// payloads carry none).
+    fn normalize(&self, input: &mut HookInput, event: Option<&str>) -> Native;
+
+    /// The JSON the agent reads for `reply`.
+    fn render(&self, reply: &HookReply) -> Value {
+        serde_json::to_value(reply).unwrap_or(Value::Null)
+    }
+
+    /// How reminders are tagged for this agent.
+    fn envelope(&self) -> ReminderEnvelope {
+        ReminderEnvelope::SystemReminder
+    }
+
+    /// What the agent's own loader gives the model; `None` for Claude
+    /// Code and Codex, decided from their config sections (`agents_md.rs`).
+    fn loader(&self, facts: &LoaderFacts<'_>) -> Option<LoaderDecision>;
+
+    /// A `PostToolUse` of its sub-agent tool (shared name `Agent`) is where
+    /// a sub-agent's output is captured: Claude Code's foreground `Task`,
+    /// and the agents with no sub-agent stop event. Agents whose
+    /// `SubagentStop` carries the output capture there, once.
+    fn captures_after_agent_tool(&self) -> bool {
+        true
+    }
+
+    /// Its `SessionStart` may not fire (Qwen Code in `-p`): the first
+    /// prompt of a session without state gives the initial context.
+    fn start_may_be_missed(&self) -> bool {
+        false
+    }
+
+    /// The environment variable naming the folder the agent started the
+    /// session in, when it sets one.
+    fn start_dir_env(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The main agent's `Stop` is its turn's answer, captured always
+    /// (Codex); elsewhere only with `agentmem.capture_on_stop`.
+    fn stop_is_answer(&self) -> bool {
+        false
+    }
+
+    /// Its `permission_mode` values (or their absence) under which it runs
+    /// commands without asking the user.
+    fn never_asks(&self, mode: Option<&str>) -> bool {
+        matches!(mode, Some("bypassPermissions" | "dontAsk"))
+    }
+}
+
+/// The dialect of `agent`.
+pub(crate) fn of(agent: HookAgent) -> &'static dyn Dialect {
+    match agent {
+        HookAgent::Claude => &claude::Claude,
+        HookAgent::Codex => &codex::Codex,
+        HookAgent::Gemini => &gemini::Gemini,
+        HookAgent::Copilot => &copilot::Copilot,
+        HookAgent::Opencode => &opencode::Opencode,
+        HookAgent::Qwen => &qwen::Qwen,
+    }
+}
+
+/// The reply `reply` as `agent` reads it: what `agentctx hook` prints.
+///
+/// ```
+/// use agentctx_types::{HookAgent, HookReply};
+/// let deny = HookReply::deny("Denied: reading `secrets/key`.");
+/// let gemini = agentctx_hooks::render_reply(HookAgent::Gemini, &deny);
+/// assert_eq!(gemini["decision"], "deny");
+/// assert_eq!(gemini["reason"], "Denied: reading `secrets/key`.");
+/// ```
+pub fn render_reply(agent: HookAgent, reply: &HookReply) -> Value {
+    of(agent).render(reply)
+}
+
+/// A tool's shared name for an agent's own one, from a dialect's table.
+fn shared_name(
+    table: &'static [(&'static str, &'static str)],
+    native: &str,
+) -> Option<&'static str> {
+    table
+        .iter()
+        .find(|(own, _)| *own == native)
+        .map(|(_, shared)| *shared)
+}
+
+/// Renames the tool to its shared name (keeping the agent's own in
+/// [`Native::tool`]) and moves argument `from` to `to` in its input.
+fn rename_tool(
+    input: &mut HookInput,
+    table: &'static [(&'static str, &'static str)],
+    native: &mut Native,
+) {
+    let Some(own) = input.tool_name.clone() else {
+        return;
+    };
+    if let Some(shared) = shared_name(table, &own)
+        && shared != own
+    {
+        input.tool_name = Some(shared.to_owned());
+        native.tool = Some(own);
+    }
+}
+
+/// Moves `from` to `to` in an object input (not over a value already there).
+fn move_arg(args: &mut Map<String, Value>, from: &str, to: &str) {
+    if args.contains_key(to) {
+        return;
+    }
+    if let Some(value) = args.remove(from) {
+        args.insert(to.to_owned(), value);
+    }
+}
+
+/// The shell call's folder argument, taken out of the input into
+/// [`Native::command_dir`] (a string only; anything else stays, and the
+/// guard refuses an input it cannot read).
+fn take_command_dir(input: &mut HookInput, key: &str, native: &mut Native) {
+    if input.tool_name.as_deref() != Some("Bash") {
+        return;
+    }
+    if let Some(args) = input.tool_input.as_mut().and_then(Value::as_object_mut)
+        && let Some(Value::String(dir)) = args.get(key)
+        && !dir.is_empty()
+    {
+        native.command_dir = Some(dir.clone());
+    }
+}
+
+/// The tags agentctx writes (context blocks and reminders).
+const TAGS: [&str; 7] = [
+    "agents_context",
+    "project_files",
+    "memory_index",
+    "memory_context",
+    "system-reminder",
+    "agentctx-reminder",
+    "project_rules",
+];
+
+/// agentctx's tags in `text` as plain text: `<agents_context a="b">` is
+/// `[agents_context a="b"]`, `</agents_context>` is `[/agents_context]`.
+/// Other text, `<` included, stays as it is.
+///
+/// ```
+/// let text = "<agentctx-reminder type=\"x\">\nRead a/AGENTS.md\n</agentctx-reminder>\n";
+/// assert_eq!(
+///     agentctx_hooks::plain_tags(text),
+///     "[agentctx-reminder type=\"x\"]\nRead a/AGENTS.md\n[/agentctx-reminder]\n"
+/// );
+/// assert_eq!(agentctx_hooks::plain_tags("Vec<u8> <b>"), "Vec<u8> <b>");
+/// ```
+pub fn plain_tags(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('<') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let closing = after.starts_with('/');
+        let name_start = usize::from(closing);
+        let tag = TAGS.iter().find(|tag| {
+            after[name_start..].starts_with(**tag)
+                && after[name_start + tag.len()..].starts_with([' ', '>'])
+        });
+        match (tag, after.find('>')) {
+            (Some(_), Some(end)) if !after[..end].contains(['\n', '<']) => {
+                out.push('[');
+                out.push_str(&after[..end]);
+                out.push(']');
+                rest = &after[end + 1..];
+            }
+            _ => {
+                out.push('<');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `reply` with its context text written as plain text.
+fn plain_reply(reply: &HookReply) -> HookReply {
+    let mut reply = reply.clone();
+    if let Some(text) = reply.hook_specific_output.additional_context.as_mut() {
+        *text = plain_tags(text);
+    }
+    reply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_tags_rewrite_only_agentctx_tags() {
+        let text = "<agents_context source=\"x\">\nbody <b> Vec<u8>\n</agents_context>\n<memory_index>\n</memory_index>";
+        assert_eq!(
+            plain_tags(text),
+            "[agents_context source=\"x\"]\nbody <b> Vec<u8>\n[/agents_context]\n[memory_index]\n[/memory_index]"
+        );
+        assert_eq!(plain_tags("<agents_contextual>"), "<agents_contextual>");
+        assert_eq!(plain_tags("<agents_context\n>"), "<agents_context\n>");
+        assert_eq!(plain_tags("a < b"), "a < b");
+        assert_eq!(plain_tags("<"), "<");
+    }
+
+    #[test]
+    fn every_agent_has_a_dialect_and_renders_a_denial_it_reads() {
+        let deny = HookReply::deny("R");
+        for agent in HookAgent::ALL {
+            let out = render_reply(agent, &deny).to_string();
+            assert!(
+                out.contains("\"deny\"") && out.contains("\"R\""),
+                "{agent}: {out}"
+            );
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! Gemini CLI's `settings.json`: command hooks, and `context.fileName`
+//! naming AGENTS.md so that Gemini CLI loads the chain and nested files
+//! itself (by default it reads only GEMINI.md).
+//!
+//! Measured with 0.61.0: hooks run from `~/.gemini/settings.json` and from
+//! `<cwd>/.gemini/settings.json`, but not from the git root's when a
+//! session starts in a subdirectory; a project's new hooks are trusted
+//! without a question in a trusted folder.
+
+use serde_json::{Map, Value, json};
+
+use super::entries::{EntryShape, add_entries, parse, remove_hooks, serialize};
+use super::{Parts, SettingsError, hook_command};
+use agentctx_types::HookAgent;
+
+/// The events agentctx handles, and whether each takes a tool matcher.
+const EVENTS: [(&str, bool); 5] = [
+    ("SessionStart", false),
+    ("BeforeAgent", false),
+    ("BeforeTool", true),
+    ("AfterTool", true),
+    ("AfterAgent", false),
+];
+
+/// Its timeout is in milliseconds; the hook answers within 20 s itself.
+const SHAPE: EntryShape = EntryShape {
+    command_key: "command",
+    timeout: Some(("timeout", 30_000)),
+    grouped: true,
+};
+
+/// The names install puts in `context.fileName` when it is not set:
+/// AGENTS.md, and GEMINI.md, which Gemini CLI reads by default.
+const FILE_NAMES: [&str; 2] = ["AGENTS.md", "GEMINI.md"];
+
+/// Adds (or removes) `parts` in a Gemini CLI settings text.
+pub(super) fn edit_gemini_settings(
+    text: Option<&str>,
+    program: &str,
+    parts: Parts,
+    adding: bool,
+) -> Result<String, SettingsError> {
+    let Some(mut root) = parse(text, adding)? else {
+        return Ok(text.unwrap_or_default().to_owned());
+    };
+    let Some(object) = root.as_object_mut() else {
+        return Err(SettingsError::NotAnObject);
+    };
+    if parts.hooks {
+        if adding {
+            add_entries(object, &SHAPE, &EVENTS, |event| {
+                hook_command(program, HookAgent::Gemini, event)
+            })?;
+        } else {
+            remove_hooks(object);
+        }
+    }
+    if parts.context_file_name {
+        if adding {
+            add_agents_md(object)?;
+        } else {
+            remove_agents_md(object);
+        }
+    }
+    serialize(text, &root, adding)
+}
+
+/// `context.fileName` names AGENTS.md: set to [`FILE_NAMES`] when absent,
+/// AGENTS.md added first when it names others.
+fn add_agents_md(object: &mut Map<String, Value>) -> Result<(), SettingsError> {
+    let context = object
+        .entry("context")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| SettingsError::shape("context", "an object"))?;
+    match context.get_mut("fileName") {
+        None => {
+            context.insert("fileName".into(), json!(FILE_NAMES));
+        }
+        Some(Value::String(name)) if name != "AGENTS.md" => {
+            let name = name.clone();
+            context.insert("fileName".into(), json!(["AGENTS.md", name]));
+        }
+        Some(Value::Array(names)) if !names.iter().any(|n| n == "AGENTS.md") => {
+            names.insert(0, json!("AGENTS.md"));
+        }
+        Some(Value::String(_) | Value::Array(_)) => {}
+        Some(_) => return Err(SettingsError::shape("context.fileName", "a name or a list")),
+    }
+    Ok(())
+}
+
+/// Takes out what [`add_agents_md`] added (the whole key when it holds
+/// [`FILE_NAMES`] as install wrote them).
+fn remove_agents_md(object: &mut Map<String, Value>) {
+    let Some(context) = object.get_mut("context").and_then(Value::as_object_mut) else {
+        return;
+    };
+    match context.get_mut("fileName") {
+        Some(value) if *value == json!(FILE_NAMES) => {
+            context.remove("fileName");
+        }
+        Some(Value::Array(names)) => {
+            if names.first().is_some_and(|n| n == "AGENTS.md") {
+                names.remove(0);
+            }
+            if names.len() == 1 {
+                let only = names.remove(0);
+                context.insert("fileName".into(), only);
+            }
+        }
+        _ => {}
+    }
+    if context.is_empty() {
+        object.remove("context");
+    }
+}

@@ -1,0 +1,105 @@
+// agentctx for opencode: written by `agentctx install opencode`, removed by
+// `agentctx uninstall opencode`. opencode has no command hooks; this plugin
+// hands each call to `agentctx hook --agent opencode` in Claude Code's
+// payload shape and does what the reply says: a denial is thrown (the
+// model reads its reason as the tool's result), a rewritten command
+// replaces the call's, context is appended to the tool's output or, for
+// the session's start, to the system prompt (the same text for every
+// request of the session, so opencode's prompt cache holds).
+import { spawnSync } from "node:child_process";
+
+const PROGRAM = __AGENTCTX_PROGRAM__;
+
+export const AgentctxPlugin = async ({ directory }) => {
+  // Sub-agents run in child sessions: their calls are the parent's
+  // session's, with the child as the sub-agent.
+  const parents = new Map();
+  const agentTypes = new Map();
+  // Each session's start context, asked for once per opencode process.
+  const started = new Map();
+
+  const hook = (payload) => {
+    const run = spawnSync(PROGRAM, ["hook", "--agent", "opencode"], {
+      input: JSON.stringify({ cwd: directory, ...payload }),
+      cwd: directory,
+      encoding: "utf8",
+      timeout: 30000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (run.error || run.status !== 0) {
+      return { failed: String(run.error ?? (run.stderr || `exit ${run.status}`)).trim() };
+    }
+    const text = (run.stdout ?? "").trim();
+    if (!text) return {};
+    try {
+      return JSON.parse(text).hookSpecificOutput ?? {};
+    } catch {
+      return { failed: "its reply is not JSON" };
+    }
+  };
+
+  const who = (sessionID) => {
+    const parent = parents.get(sessionID);
+    return parent
+      ? { session_id: parent, agent_id: sessionID, agent_type: agentTypes.get(sessionID) ?? "" }
+      : { session_id: sessionID };
+  };
+
+  return {
+    event: async ({ event }) => {
+      const info = event?.properties?.info;
+      if (event?.type === "session.created" && info?.parentID) {
+        parents.set(info.id, info.parentID);
+        agentTypes.set(info.id, info.agent ?? "");
+      }
+    },
+
+    "experimental.chat.system.transform": async (input, output) => {
+      const id = input?.sessionID;
+      if (!id || !Array.isArray(output?.system)) return;
+      if (!started.has(id)) {
+        const event = parents.has(id) ? "SubagentStart" : "SessionStart";
+        const reply = hook({ ...who(id), hook_event_name: event, source: "startup" });
+        started.set(id, reply.additionalContext ?? "");
+      }
+      const text = started.get(id);
+      if (text) output.system.push(text);
+    },
+
+    "tool.execute.before": async (input, output) => {
+      const reply = hook({
+        ...who(input.sessionID),
+        hook_event_name: "PreToolUse",
+        tool_name: input.tool,
+        tool_input: output.args ?? {},
+        tool_use_id: input.callID,
+      });
+      if (reply.failed) {
+        throw new Error(
+          `agentctx could not judge this call (${reply.failed}), so it does not run. Ask the user to reinstall: agentctx install opencode`,
+        );
+      }
+      if (reply.permissionDecision === "deny") {
+        throw new Error(reply.permissionDecisionReason ?? "Denied by agentctx.");
+      }
+      const changed = reply.updatedInput;
+      if (changed && typeof changed.command === "string" && output.args) {
+        output.args.command = changed.command;
+      }
+    },
+
+    "tool.execute.after": async (input, output) => {
+      const reply = hook({
+        ...who(input.sessionID),
+        hook_event_name: "PostToolUse",
+        tool_name: input.tool,
+        tool_input: input.args ?? {},
+        tool_use_id: input.callID,
+        tool_response: { output: output?.output, metadata: output?.metadata },
+      });
+      if (reply.additionalContext && output) {
+        output.output = `${output.output ?? ""}\n\n${reply.additionalContext}`;
+      }
+    },
+  };
+};

@@ -1,0 +1,379 @@
+//! Each agent's dialect on the payloads its real CLI sent (fixtures/agents/,
+//! recorded 2026-11-23): denials in the shape the agent reads, context it
+//! does not escape, sub-agent identity, capture, portable tool names.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+mod common;
+
+use agentctx_hooks::{Host, handle_event};
+use agentctx_types::HookAgent;
+use common::Project;
+use serde_json::{Value, json};
+
+/// A recorded payload (`stdin`) with its placeholders pointing at `project`
+/// (the session's folder is the root).
+fn recorded(project: &Project, agent_dir: &str, name: &str) -> Value {
+    let path = format!(
+        "{}/../../fixtures/agents/{agent_dir}/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let text = text
+        .replace("{{CWD}}", project.root.to_str().unwrap())
+        .replace("{{REPO}}", project.root.to_str().unwrap())
+        .replace("{{HOME}}", project.home.to_str().unwrap());
+    let value: Value = serde_json::from_str(&text).unwrap();
+    value.get("stdin").cloned().unwrap_or(value)
+}
+
+/// The payload agentctx's opencode plugin builds from a recorded plugin
+/// call (as `install/opencode_plugin.js` does).
+fn opencode_payload(project: &Project, name: &str) -> Value {
+    let call = recorded(project, "opencode-1.18.33", name);
+    let input = &call["input"];
+    let output = &call["output"];
+    let after = call["hook"] == "tool.execute.after";
+    let mut payload = json!({
+        "cwd": project.root,
+        "session_id": input["sessionID"],
+        "hook_event_name": if after { "PostToolUse" } else { "PreToolUse" },
+        "tool_name": input["tool"],
+        "tool_input": if after { input["args"].clone() } else { output["args"].clone() },
+        "tool_use_id": input["callID"],
+    });
+    if after {
+        payload["tool_response"] =
+            json!({"output": output["output"], "metadata": output["metadata"]});
+    }
+    payload
+}
+
+/// Runs the hook as `agent` (with `event` when the install names it).
+fn run(project: &Project, agent: HookAgent, event: Option<&str>, payload: &Value) -> Option<Value> {
+    let env = project.env();
+    let mut host = Host::new(&project.config, &env, Some(&project.root));
+    host.program = None;
+    handle_event(payload.to_string().as_bytes(), Some(agent), event, &host).output
+}
+
+fn set(payload: &mut Value, pointer: &str, value: Value) {
+    *payload.pointer_mut(pointer).unwrap() = value;
+}
+
+#[test]
+fn gemini_denies_a_read_a_shell_read_and_a_denied_tool_in_its_own_shape() {
+    let p = Project::new("denied_tools: [Glob]\nfile_patterns:\n  exclude: [\"secrets/\"]\n");
+    let mut read = recorded(&p, "gemini-cli-0.61.0", "BeforeTool-read_file.json");
+    set(
+        &mut read,
+        "/tool_input/file_path",
+        json!(p.root.join("secrets/key")),
+    );
+    let reply = run(&p, HookAgent::Gemini, None, &read).expect("a denial");
+    assert_eq!(reply["decision"], "deny", "{reply}");
+    assert!(
+        reply["reason"].as_str().unwrap().contains("secrets/"),
+        "{reply}"
+    );
+
+    // A shell command that names its folder: its relative paths are there.
+    let mut shell = recorded(&p, "gemini-cli-0.61.0", "BeforeTool-run_shell_command.json");
+    set(&mut shell, "/tool_input/command", json!("cat key"));
+    shell["tool_input"]["dir_path"] = json!("secrets");
+    let reply = run(&p, HookAgent::Gemini, None, &shell).expect("a denial");
+    assert_eq!(reply["decision"], "deny", "{reply}");
+
+    // `Glob` in the rules is Gemini CLI's `glob`.
+    let glob = recorded(&p, "gemini-cli-0.61.0", "BeforeTool-glob.json");
+    let reply = run(&p, HookAgent::Gemini, None, &glob).expect("a denial");
+    assert!(
+        reply["reason"]
+            .as_str()
+            .unwrap()
+            .contains("denied_tools entry `Glob`"),
+        "{reply}"
+    );
+
+    // A search of the folder that holds secrets/ is a read of it.
+    let grep = recorded(&p, "gemini-cli-0.61.0", "BeforeTool-grep_search.json");
+    assert!(run(&p, HookAgent::Gemini, None, &grep).is_some_and(|r| r["decision"] == "deny"));
+}
+
+#[test]
+fn an_agents_own_tool_name_in_the_rules_still_matches() {
+    let p = Project::new("denied_tools: [read_file]\n");
+    let read = recorded(&p, "gemini-cli-0.61.0", "BeforeTool-read_file.json");
+    let reply = run(&p, HookAgent::Gemini, None, &read).expect("a denial");
+    assert!(
+        reply["reason"].as_str().unwrap().contains("`read_file`"),
+        "{reply}"
+    );
+    // An allow list naming the agent's own name allows it.
+    let p = Project::new("allowed_tools: [read_file]\n");
+    let read = recorded(&p, "gemini-cli-0.61.0", "BeforeTool-read_file.json");
+    assert_eq!(run(&p, HookAgent::Gemini, None, &read), None);
+    // And the shared name allows every agent's read.
+    let p = Project::new("allowed_tools: [Read]\n");
+    let read = recorded(&p, "qwen-code-0.15.10", "PreToolUse-read_file.json");
+    assert_eq!(run(&p, HookAgent::Qwen, None, &read), None);
+    let write = recorded(&p, "qwen-code-0.15.10", "PreToolUse-write_file.json");
+    assert!(run(&p, HookAgent::Qwen, None, &write).is_some());
+}
+
+#[test]
+fn gemini_mcp_tools_are_named_by_their_server() {
+    let p = Project::new("denied_tools: [github/get_file_contents]\n");
+    let call = recorded(
+        &p,
+        "gemini-cli-0.61.0",
+        "BeforeTool-mcp_github_get_file_contents.json",
+    );
+    let reply = run(&p, HookAgent::Gemini, None, &call).expect("a denial");
+    assert_eq!(reply["decision"], "deny");
+}
+
+#[test]
+fn opencode_reads_file_path_and_bash_workdir() {
+    let p = Project::new("file_patterns:\n  exclude: [\"secrets/\"]\n");
+    let mut read = opencode_payload(&p, "tool.execute.before-read.json");
+    set(
+        &mut read,
+        "/tool_input/filePath",
+        json!(p.root.join("secrets/key")),
+    );
+    let reply = run(&p, HookAgent::Opencode, None, &read).expect("a denial");
+    let out = &reply["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "deny", "{reply}");
+
+    let mut bash = opencode_payload(&p, "tool.execute.before-bash.json");
+    set(&mut bash, "/tool_input/command", json!("cat key"));
+    bash["tool_input"]["workdir"] = json!(p.root.join("secrets"));
+    assert!(run(&p, HookAgent::Opencode, None, &bash).is_some());
+    let allowed = opencode_payload(&p, "tool.execute.before-bash.json");
+    assert_eq!(run(&p, HookAgent::Opencode, None, &allowed), None);
+}
+
+#[test]
+fn copilot_gets_flat_decisions_and_top_level_context() {
+    let p = Project::new("file_patterns:\n  exclude: [\"secrets/\"]\n");
+    let mut read = recorded(&p, "copilot-cli-1.0.102", "PreToolUse-Read.json");
+    set(
+        &mut read,
+        "/tool_input/path",
+        json!(p.root.join("secrets/key")),
+    );
+    let reply = run(&p, HookAgent::Copilot, None, &read).expect("a denial");
+    assert_eq!(reply["permissionDecision"], "deny", "{reply}");
+    assert!(reply.get("hookSpecificOutput").is_none());
+
+    // sessionStart: the rules' extension and the file list, at top level;
+    // never the AGENTS.md chain Copilot sends itself.
+    p.file("AGENTS.md", "ROOT-RULES\n");
+    let start = recorded(&p, "copilot-cli-1.0.102", "sessionStart.json");
+    let reply = run(&p, HookAgent::Copilot, Some("sessionStart"), &start).expect("context");
+    let text = reply["additionalContext"].as_str().unwrap();
+    assert!(text.contains("<project_files"), "{text}");
+    assert!(!text.contains("ROOT-RULES"), "{text}");
+}
+
+#[test]
+fn a_copilot_sub_agents_calls_are_its_parents_session() {
+    let p = Project::new("file_patterns:\n  exclude: [\"secrets/\"]\n");
+    let mut call = recorded(&p, "copilot-cli-1.0.102", "PreToolUse-Read.json");
+    call["session_id"] = json!("sub-1");
+    call["agent_id"] = json!("sub-1");
+    call["parent_agent_id"] = json!("main-1");
+    set(&mut call, "/tool_input/path", json!("secrets/key"));
+    assert!(run(&p, HookAgent::Copilot, None, &call).is_some());
+    // The sub-agent's state sits beside its parent's session.
+    let sessions = p.home.join(".local/state/agentctx/anchors");
+    let names: Vec<String> = std::fs::read_dir(&sessions)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(names.iter().any(|n| n.starts_with("main-1")), "{names:?}");
+}
+
+#[test]
+fn qwen_and_gemini_context_is_plain_text() {
+    let p = Project::new("");
+    p.file("lib/AGENTS.md", "LIB\n");
+    p.file("lib/util.ts", "x\n");
+    let post = recorded(&p, "qwen-code-0.15.10", "PostToolUse-read_file.json");
+    let reply = run(&p, HookAgent::Qwen, None, &post).expect("a reminder");
+    let text = reply["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("lib/AGENTS.md"), "{text}");
+    assert!(!text.contains('<'), "{text}");
+    assert!(text.contains("[agentctx-reminder type="), "{text}");
+
+    let mut gemini = recorded(&p, "gemini-cli-0.61.0", "AfterTool-read_file.json");
+    set(
+        &mut gemini,
+        "/tool_input/file_path",
+        json!(p.root.join("lib/util.ts")),
+    );
+    let reply = run(&p, HookAgent::Gemini, None, &gemini).expect("a reminder");
+    assert_eq!(reply["hookSpecificOutput"]["hookEventName"], "AfterTool");
+    let text = reply["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.contains("lib/AGENTS.md") && !text.contains('<'),
+        "{text}"
+    );
+}
+
+#[test]
+fn gemini_with_agents_md_in_context_file_name_gets_no_nested_body_twice() {
+    let p = Project::new("");
+    p.file("lib/AGENTS.md", "LIB\n");
+    p.file("lib/util.ts", "x\n");
+    std::fs::create_dir_all(p.home.join(".gemini")).unwrap();
+    std::fs::write(
+        p.home.join(".gemini/settings.json"),
+        r#"{"context": {"fileName": ["AGENTS.md", "GEMINI.md"]}}"#,
+    )
+    .unwrap();
+    let mut gemini = recorded(&p, "gemini-cli-0.61.0", "AfterTool-read_file.json");
+    set(
+        &mut gemini,
+        "/tool_input/file_path",
+        json!(p.root.join("lib/util.ts")),
+    );
+    assert_eq!(run(&p, HookAgent::Gemini, None, &gemini), None);
+    // A shell read is not one Gemini CLI follows: agentctx tells.
+    p.file("tools/AGENTS.md", "TOOLS\n");
+    p.file("tools/run.sh", "x\n");
+    let mut shell = recorded(&p, "gemini-cli-0.61.0", "AfterTool-read_file.json");
+    shell["tool_name"] = json!("run_shell_command");
+    shell["tool_input"] = json!({"command": "cat tools/run.sh"});
+    assert!(run(&p, HookAgent::Gemini, None, &shell).is_some());
+}
+
+#[test]
+fn opencode_leaves_out_only_what_it_loads_below_the_cwd() {
+    let p = Project::new("");
+    p.file("packages/api/lib/AGENTS.md", "LIB\n");
+    p.file("packages/api/lib/a.ts", "x\n");
+    p.file("packages/web/AGENTS.md", "WEB\n");
+    p.file("packages/web/b.ts", "x\n");
+    let cwd = p.root.join("packages/api");
+    let mut read = opencode_payload(&p, "tool.execute.after-read.json");
+    read["cwd"] = json!(cwd);
+    read["tool_input"] = json!({"filePath": cwd.join("lib/a.ts")});
+    assert_eq!(
+        run(&p, HookAgent::Opencode, None, &read),
+        None,
+        "below the cwd: opencode's"
+    );
+    read["tool_input"] = json!({"filePath": p.root.join("packages/web/b.ts")});
+    let reply = run(&p, HookAgent::Opencode, None, &read).expect("the sibling's");
+    let text = reply["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains("packages/web/AGENTS.md"), "{text}");
+}
+
+#[test]
+fn sub_agent_output_is_captured_once_per_agent() {
+    for (agent, dir, name, marker) in [
+        (
+            HookAgent::Gemini,
+            "gemini-cli-0.61.0",
+            "AfterTool-invoke_agent.json",
+            "SUBAGENT-TWO-BODY",
+        ),
+        (
+            HookAgent::Opencode,
+            "opencode-1.18.33",
+            "tool.execute.after-task.json",
+            "SUBAGENT-ONE-BODY",
+        ),
+        (
+            HookAgent::Copilot,
+            "copilot-cli-1.0.102",
+            "SubagentStop.json",
+            "SUBAGENT-ONE-BODY",
+        ),
+        (
+            HookAgent::Qwen,
+            "qwen-code-0.15.10",
+            "SubagentStop.json",
+            "",
+        ),
+    ] {
+        let p = Project::new("");
+        let payload = if agent == HookAgent::Opencode {
+            opencode_payload(&p, name)
+        } else {
+            recorded(&p, dir, name)
+        };
+        run(&p, agent, None, &payload);
+        run(&p, agent, None, &payload);
+        let memory = p.home.join(".agent-kit/MEMORY");
+        let files: Vec<_> = walkdir(&memory)
+            .into_iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "md"))
+            .collect();
+        assert_eq!(files.len(), 1, "{agent}: {files:?}");
+        let text = std::fs::read_to_string(&files[0]).unwrap();
+        assert!(text.contains(marker), "{agent}: {text}");
+        assert!(!text.contains("Termination Reason"), "{agent}: {text}");
+        assert!(text.contains(agent.as_str()), "{agent}: {text}");
+    }
+    // The PostToolUse of Copilot's and Qwen Code's sub-agent tool leaves
+    // it to their SubagentStop.
+    let p = Project::new("");
+    run(
+        &p,
+        HookAgent::Qwen,
+        None,
+        &recorded(&p, "qwen-code-0.15.10", "PostToolUse-agent.json"),
+    );
+    run(
+        &p,
+        HookAgent::Copilot,
+        None,
+        &recorded(&p, "copilot-cli-1.0.102", "PostToolUse-Agent.json"),
+    );
+    assert!(
+        walkdir(&p.home.join(".agent-kit/MEMORY"))
+            .iter()
+            .all(|f| f.extension().is_none_or(|e| e != "md"))
+    );
+}
+
+fn walkdir(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn qwen_s_first_prompt_gives_the_initial_context_when_session_start_did_not_fire() {
+    let p = Project::new("file_patterns:\n  exclude: [\"secrets/\"]\n");
+    let prompt = recorded(&p, "qwen-code-0.15.10", "UserPromptSubmit.json");
+    let reply = run(&p, HookAgent::Qwen, None, &prompt).expect("the initial context");
+    let out = &reply["hookSpecificOutput"];
+    assert_eq!(out["hookEventName"], "UserPromptSubmit");
+    let text = out["additionalContext"].as_str().unwrap();
+    assert!(text.contains("[project_files"), "{text}");
+    // Once.
+    assert_eq!(run(&p, HookAgent::Qwen, None, &prompt), None);
+}
