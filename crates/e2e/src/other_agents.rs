@@ -183,3 +183,89 @@ impl Sandbox {
         run(cmd)
     }
 }
+
+impl Sandbox {
+    /// With `AGENTCTX_E2E_RECORD` set: adds `e2e-record-hook` beside each
+    /// of agentctx's hook entries in the agent's settings file `settings`
+    /// (Gemini CLI, Qwen Code: `{"matcher", "hooks": [...]}` groups;
+    /// Copilot CLI: the hooks themselves, `bash`), so the payloads the real
+    /// CLI sends are kept in `<sandbox>/hooks`. It prints nothing, so it
+    /// changes nothing for the agent. Returns whether it recorded.
+    pub fn record_other_hooks(&self, settings: &Path) -> bool {
+        if std::env::var_os("AGENTCTX_E2E_RECORD").is_none() {
+            return false;
+        }
+        let recorder = crate::sandbox::e2e_bin("e2e-record-hook");
+        let dir = self.path().join("hooks");
+        let text = std::fs::read_to_string(settings).expect("installed settings");
+        let mut value: serde_json::Value = serde_json::from_str(&text).expect("JSON settings");
+        let hooks = value["hooks"].as_object_mut().expect("installed hooks");
+        for (event, list) in hooks.iter_mut() {
+            let command = format!("'{}' '{}' '{event}'", recorder.display(), dir.display());
+            let list = list.as_array_mut().expect("a list");
+            if list.first().is_some_and(|e| e.get("bash").is_some()) {
+                list.push(serde_json::json!({"type": "command", "bash": command}));
+            } else {
+                list.push(serde_json::json!({"matcher": "*", "hooks": [{"type": "command", "command": command}]}));
+            }
+        }
+        write_json(settings, &value);
+        true
+    }
+
+    /// With `AGENTCTX_E2E_RECORD` set: copies the payloads
+    /// [`Sandbox::record_other_hooks`] kept to `fixtures/agents/<folder>/`
+    /// as `<Event>[-<tool>].json` (`{"stdin", "env"}`, the first of each
+    /// kind), this sandbox's paths replaced by `{{CWD}}`, `{{REPO}}`,
+    /// `{{HOME}}` and `{{SCRATCH}}` (`cwd`: the session's folder). Returns how many it wrote.
+    pub fn record_other_fixtures(&self, folder: &str, cwd: &Path) -> usize {
+        if std::env::var_os("AGENTCTX_E2E_RECORD").is_none() {
+            return 0;
+        }
+        let out = crate::sandbox::workspace_root().join(format!("fixtures/agents/{folder}"));
+        std::fs::create_dir_all(&out).expect("fixtures folder");
+        let mut payloads: Vec<PathBuf> = std::fs::read_dir(self.path().join("hooks"))
+            .map(|dir| dir.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        payloads.retain(|p| p.extension().is_some_and(|e| e == "json"));
+        payloads.sort();
+        let replace = |text: &str| {
+            text.replace(&cwd.display().to_string(), "{{CWD}}")
+                .replace(&self.root.display().to_string(), "{{REPO}}")
+                .replace(&self.home.display().to_string(), "{{HOME}}")
+                .replace(&self.path().display().to_string(), "{{SCRATCH}}")
+        };
+        let mut written = std::collections::BTreeSet::new();
+        for payload in payloads {
+            let stem = payload
+                .file_stem()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned();
+            let name = stem
+                .split_once('-')
+                .map_or(stem.as_str(), |(_, rest)| rest)
+                .to_owned();
+            if !written.insert(name.clone()) {
+                continue;
+            }
+            let stdin: serde_json::Value = serde_json::from_str(&replace(
+                &std::fs::read_to_string(&payload).expect("payload"),
+            ))
+            .expect("JSON payload");
+            let mut env: serde_json::Value = std::fs::read_to_string(payload.with_extension("env"))
+                .ok()
+                .and_then(|t| serde_json::from_str(&replace(&t)).ok())
+                .unwrap_or_default();
+            // The sandbox's own, not the agent's.
+            if let Some(env) = env.as_object_mut() {
+                env.remove("CODEX_HOME");
+            }
+            write_json(
+                &out.join(format!("{name}.json")),
+                &serde_json::json!({"stdin": stdin, "env": env}),
+            );
+        }
+        written.len()
+    }
+}

@@ -49,6 +49,13 @@ struct Agent {
     plain: bool,
     /// Whether it loads a sibling package's AGENTS.md after a read itself.
     loads_sibling: bool,
+    /// Whether a sub-agent can be given context of its own (the rules'
+    /// extension): Copilot CLI's `subagentStart`, opencode's child session.
+    tells_sub_agent: bool,
+    /// `fixtures/agents/` folder prefix and the variable `scripts/e2e`
+    /// sets to the version, for `AGENTCTX_E2E_RECORD` (none: opencode,
+    /// whose payloads are agentctx's plugin's).
+    fixtures: Option<(&'static str, &'static str)>,
 }
 
 /// The project: a chain of AGENTS.md, a sibling package, a tools folder
@@ -69,7 +76,7 @@ fn project() -> Sandbox {
     s.write("secrets/token.txt", "SECRET-TOKEN-E2E\n");
     s.write(
         ".coding-agent-rules.yaml",
-        "denied_tools: [Glob]\nfile_patterns:\n  exclude: [\"secrets/\"]\n",
+        "system_prompt_extension: RULES-EXTENSION-E2E\ndenied_tools: [Glob]\nfile_patterns:\n  exclude: [\"secrets/\"]\n",
     );
     s.commit();
     s
@@ -78,7 +85,10 @@ fn project() -> Sandbox {
 /// The scenario; returns the main conversation's requests.
 fn scenario(agent: &Agent) -> (Sandbox, Vec<Value>) {
     let s = project();
-    let cwd = s.root.join(agent.cwd);
+    let cwd = match agent.cwd {
+        "" => s.root.clone(),
+        relative => s.root.join(relative),
+    };
     let main = format!("E2E-HOOKS:{}", agent.name);
     let sub = format!("E2E-SUB:{}", agent.name);
     let answer = format!("SUB-AGENT-ANSWER-{}", agent.name);
@@ -112,6 +122,9 @@ fn scenario(agent: &Agent) -> (Sandbox, Vec<Value>) {
     let install = s.install(agent.name, agent.install);
     assert_eq!(install.code, Some(0), "{}", install.stderr);
     let installed: Vec<Option<Vec<u8>>> = configs.iter().map(|c| std::fs::read(c).ok()).collect();
+    if agent.fixtures.is_some() {
+        s.record_other_hooks(&configs[0]);
+    }
 
     let run = (agent.run)(&s, &mock, &cwd, &format!("{main} go"));
     let requests = mock.conversation(&main);
@@ -153,6 +166,12 @@ fn scenario(agent: &Agent) -> (Sandbox, Vec<Value>) {
     for text in &texts {
         assert_eq!(block(text), first, "the initial context changed");
     }
+    assert_eq!(
+        texts[0].matches("RULES-EXTENSION-E2E").count(),
+        1,
+        "{}",
+        texts[0]
+    );
     // The chain is the agent's own: each body once, never twice.
     for body in ["ROOT-RULES-E2E", "API-RULES-E2E"] {
         let count = texts[0].matches(body).count();
@@ -198,11 +217,27 @@ fn scenario(agent: &Agent) -> (Sandbox, Vec<Value>) {
     }
     assert!(web_bodies <= 1, "{last}");
 
+    // The sub-agent: its own context, where the agent lets agentctx give it.
+    let sub_requests = mock.conversation(&sub);
+    assert!(!sub_requests.is_empty(), "no sub-agent request\n{context}");
+    let sub_first = text_of_request(&sub_requests[0]);
+    assert_eq!(
+        sub_first.contains("RULES-EXTENSION-E2E"),
+        agent.tells_sub_agent,
+        "{sub_first}"
+    );
+
     // One capture, holding the sub-agent's own answer.
     let captures = s.capture_texts();
     let ours: Vec<&String> = captures.iter().filter(|t| t.contains(&answer)).collect();
     assert_eq!(ours.len(), 1, "captures: {captures:#?}\n{context}");
     assert!(ours[0].contains(agent.name), "{}", ours[0]);
+
+    if let Some((folder, variable)) = agent.fixtures
+        && let Ok(version) = std::env::var(variable)
+    {
+        s.record_other_fixtures(&format!("{folder}-{version}"), &cwd);
+    }
 
     // Uninstall: every file as it was, when the agent left it as install did.
     let ran: Vec<Option<Vec<u8>>> = configs.iter().map(|c| std::fs::read(c).ok()).collect();
@@ -260,6 +295,8 @@ fn gemini_cli_under_agentctx_hooks() {
         },
         plain: true,
         loads_sibling: true,
+        tells_sub_agent: false,
+        fixtures: Some(("gemini-cli", "AGENTCTX_E2E_GEMINI_CLI_VERSION")),
     });
     // Gemini CLI loads AGENTS.md itself once install set context.fileName.
     let first = text_of_request(&requests[0]);
@@ -298,6 +335,8 @@ fn copilot_cli_under_agentctx_hooks() {
         sub_answer: text_turn,
         plain: false,
         loads_sibling: true,
+        tells_sub_agent: true,
+        fixtures: Some(("copilot-cli", "AGENTCTX_E2E_COPILOT_CLI_VERSION")),
     });
 }
 
@@ -323,6 +362,8 @@ fn opencode_under_agentctx_plugin() {
         sub_answer: text_turn,
         plain: false,
         loads_sibling: false,
+        tells_sub_agent: true,
+        fixtures: None,
     });
 }
 
@@ -353,5 +394,7 @@ fn qwen_code_under_agentctx_hooks() {
         sub_answer: text_turn,
         plain: true,
         loads_sibling: false,
+        tells_sub_agent: false,
+        fixtures: Some(("qwen-code", "AGENTCTX_E2E_QWEN_CODE_VERSION")),
     });
 }

@@ -203,7 +203,12 @@ fn qwen_and_gemini_context_is_plain_text() {
     let p = Project::new("");
     p.file("lib/AGENTS.md", "LIB\n");
     p.file("lib/util.ts", "x\n");
-    let post = recorded(&p, "qwen-code-0.15.10", "PostToolUse-read_file.json");
+    let mut post = recorded(&p, "qwen-code-0.15.10", "PostToolUse-read_file.json");
+    set(
+        &mut post,
+        "/tool_input/file_path",
+        json!(p.root.join("lib/util.ts")),
+    );
     let reply = run(&p, HookAgent::Qwen, None, &post).expect("a reminder");
     let text = reply["hookSpecificOutput"]["additionalContext"]
         .as_str()
@@ -287,7 +292,7 @@ fn sub_agent_output_is_captured_once_per_agent() {
             HookAgent::Gemini,
             "gemini-cli-0.61.0",
             "AfterTool-invoke_agent.json",
-            "SUBAGENT-TWO-BODY",
+            "SUB-AGENT-ANSWER-gemini",
         ),
         (
             HookAgent::Opencode,
@@ -299,7 +304,7 @@ fn sub_agent_output_is_captured_once_per_agent() {
             HookAgent::Copilot,
             "copilot-cli-1.0.102",
             "SubagentStop.json",
-            "SUBAGENT-ONE-BODY",
+            "SUB-AGENT-ANSWER-copilot",
         ),
         (
             HookAgent::Qwen,

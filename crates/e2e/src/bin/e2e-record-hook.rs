@@ -1,6 +1,7 @@
 //! Records a hook's stdin for the end-to-end suite: `e2e-record-hook DIR`
 //! writes the payload to `DIR/<nanos>-<event>[-<tool>].json`, and the
-//! variables the agent set for its hooks (`AI_AGENT`, `CLAUDE*`, `CODEX*`)
+//! variables the agent set for its hooks (`AI_AGENT`, `CLAUDE*`, `CODEX*`,
+//! `GEMINI*`, `COPILOT*`, `QWEN*`)
 //! to `DIR/<nanos>-<event>[-<tool>].env`, and prints nothing, so it changes
 //! nothing for the agent.
 
@@ -15,7 +16,13 @@ fn main() {
     let mut raw = String::new();
     let _ = std::io::stdin().read_to_string(&mut raw);
     let value: serde_json::Value = serde_json::from_str(&raw).unwrap_or_default();
-    let event = value["hook_event_name"].as_str().unwrap_or("unknown");
+    // Copilot CLI's camelCase payloads name no event: the recorder's
+    // second argument does.
+    let named = std::env::args().nth(2);
+    let event = value["hook_event_name"]
+        .as_str()
+        .or(named.as_deref())
+        .unwrap_or("unknown");
     let tool = value["tool_name"]
         .as_str()
         .map(|t| format!("-{t}"))
@@ -29,7 +36,10 @@ fn main() {
     let _ = std::fs::write(dir.join(format!("{nanos}-{event}{tool}.json")), raw);
     let env: std::collections::BTreeMap<String, String> = std::env::vars()
         .filter(|(name, _)| {
-            name == "AI_AGENT" || name.starts_with("CLAUDE") || name.starts_with("CODEX")
+            name == "AI_AGENT"
+                || ["CLAUDE", "CODEX", "GEMINI", "COPILOT", "QWEN"]
+                    .iter()
+                    .any(|prefix| name.starts_with(prefix))
         })
         .collect();
     let _ = std::fs::write(
