@@ -52,6 +52,9 @@ struct Agent {
     /// Whether a sub-agent can be given context of its own (the rules'
     /// extension): Copilot CLI's `subagentStart`, opencode's child session.
     tells_sub_agent: bool,
+    /// Whether it runs a command a hook changed, so the command runs in
+    /// agentctx's sandbox (Qwen Code does not).
+    sandboxed: bool,
     /// `fixtures/agents/` folder prefix and the variable `scripts/e2e`
     /// sets to the version, for `AGENTCTX_E2E_RECORD` (none: opencode,
     /// whose payloads are agentctx's plugin's).
@@ -99,7 +102,7 @@ fn scenario(agent: &Agent) -> (Sandbox, Vec<Value>) {
                 vec![
                     vec![(agent.read)(&s.root.join("packages/web/src/app.tsx"))],
                     vec![(agent.shell)(&format!(
-                        "cat {}",
+                        "cat {}; echo \"in-sandbox:${{AGENTCTX_COMMAND:+yes}}\"",
                         s.root.join("tools/run.sh").display()
                     ))],
                     vec![(agent.read)(&s.root.join("secrets/token.txt"))],
@@ -195,8 +198,14 @@ fn scenario(agent: &Agent) -> (Sandbox, Vec<Value>) {
             "{expected} not sent\n{last}\n{context}"
         );
     }
-    // The allowed command ran (in the sandbox, as agentctx rewrote it).
+    // The allowed command ran (in the sandbox, as agentctx rewrote it,
+    // where the agent takes a changed command).
     assert!(last.contains("TOOLS-RUN-SOURCE"), "{last}");
+    assert_eq!(
+        last.contains("in-sandbox:yes"),
+        agent.sandboxed,
+        "where the command ran\n{last}"
+    );
 
     // Nested AGENTS.md: the tools folder's (a shell read: no agent follows
     // it) once; the sibling's once, from the agent or from agentctx.
@@ -296,6 +305,7 @@ fn gemini_cli_under_agentctx_hooks() {
         plain: true,
         loads_sibling: true,
         tells_sub_agent: false,
+        sandboxed: true,
         fixtures: Some(("gemini-cli", "AGENTCTX_E2E_GEMINI_CLI_VERSION")),
     });
     // Gemini CLI loads AGENTS.md itself once install set context.fileName.
@@ -336,6 +346,7 @@ fn copilot_cli_under_agentctx_hooks() {
         plain: false,
         loads_sibling: true,
         tells_sub_agent: true,
+        sandboxed: true,
         fixtures: Some(("copilot-cli", "AGENTCTX_E2E_COPILOT_CLI_VERSION")),
     });
 }
@@ -363,6 +374,7 @@ fn opencode_under_agentctx_plugin() {
         plain: false,
         loads_sibling: false,
         tells_sub_agent: true,
+        sandboxed: true,
         fixtures: None,
     });
 }
@@ -395,6 +407,7 @@ fn qwen_code_under_agentctx_hooks() {
         plain: true,
         loads_sibling: false,
         tells_sub_agent: false,
+        sandboxed: false,
         fixtures: Some(("qwen-code", "AGENTCTX_E2E_QWEN_CODE_VERSION")),
     });
 }

@@ -92,6 +92,12 @@ pub(crate) trait Dialect: Sync {
         false
     }
 
+    /// It runs a tool call with the input a `PreToolUse` reply changed
+    /// (so a shell command can be wrapped in agentctx's sandbox).
+    fn rewrites_input(&self) -> bool {
+        true
+    }
+
     /// Its `permission_mode` values (or their absence) under which it runs
     /// commands without asking the user.
     fn never_asks(&self, mode: Option<&str>) -> bool {

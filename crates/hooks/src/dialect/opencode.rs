@@ -61,6 +61,12 @@ impl Dialect for Opencode {
         native
     }
 
+    /// The plugin's calls carry no permission mode; a wrapped command is
+    /// shown as it is where opencode asks.
+    fn never_asks(&self, _: Option<&str>) -> bool {
+        true
+    }
+
     fn loader(&self, _: &LoaderFacts<'_>) -> Option<LoaderDecision> {
         Some(LoaderDecision {
             loader: BuiltinLoader {

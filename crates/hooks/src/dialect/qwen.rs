@@ -69,6 +69,13 @@ impl Dialect for Qwen {
         matches!(mode, Some("yolo" | "bypassPermissions" | "dontAsk"))
     }
 
+    /// Measured with 0.15.10: `updatedInput` is read from a
+    /// `PermissionRequest` reply only (which fires when it would ask), never
+    /// from `PreToolUse`.
+    fn rewrites_input(&self) -> bool {
+        false
+    }
+
     fn captures_after_agent_tool(&self) -> bool {
         false
     }

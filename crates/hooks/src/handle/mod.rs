@@ -336,6 +336,24 @@ impl Call<'_> {
             }
             run => run,
         };
+        // An agent that does not take a changed command cannot run it in
+        // the sandbox: as written where the sandbox is optional, else not.
+        let run = match run {
+            crate::exec::ShellRun::Sandboxed(_) if !self.dialect.rewrites_input() => {
+                let why = format!(
+                    "{} does not run a command a hook changed, so it cannot be wrapped in the sandbox",
+                    self.agent
+                );
+                if crate::exec::sandbox_optional(self.host, &rules) {
+                    crate::exec::ShellRun::Plain(format!(
+                        "{why}; sandbox: auto checks it by its words"
+                    ))
+                } else {
+                    crate::exec::ShellRun::Refused(why)
+                }
+            }
+            run => run,
+        };
         if shell {
             match &run {
                 crate::exec::ShellRun::Plain(why) => {
