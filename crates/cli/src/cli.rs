@@ -44,9 +44,9 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Compose the initial context: rules, AGENTS.md bundle, file list.
     Context(ContextArgs),
-    /// One hook entry point for Claude Code and Codex (hook JSON on stdin).
+    /// One hook entry point for every agent (its hook JSON on stdin).
     Hook(HookArgs),
-    /// Write the hook configuration for Claude Code or Codex.
+    /// Write the hook configuration for an agent.
     Install(InstallArgs),
     /// Remove exactly what `install` added.
     Uninstall(InstallArgs),
@@ -488,7 +488,7 @@ pub struct ExecArgs {
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    /// claude or codex (hooks); gemini, copilot, opencode or qwen (the MCP server only: with --mcp).
+    /// claude, codex, gemini, copilot, opencode or qwen (its hooks; opencode: agentctx's plugin).
     #[arg(value_parser = one_of::<Agent>(&["claude", "codex", "gemini", "copilot", "opencode", "qwen"]))]
     pub agent: Agent,
     /// This project, for you (default): Claude Code's .claude/settings.local.json at the root.
