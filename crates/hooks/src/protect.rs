@@ -16,7 +16,7 @@ use agentctx_rules::Rules;
 use crate::Host;
 
 /// Names protected wherever they are in the project.
-pub(crate) const PROTECTED_NAMES: [&str; 7] = [
+pub(crate) const PROTECTED_NAMES: [&str; 9] = [
     ".agentctx.yaml",
     ".claude",
     ".codex",
@@ -25,6 +25,10 @@ pub(crate) const PROTECTED_NAMES: [&str; 7] = [
     ".gemini",
     ".qwen",
     ".opencode",
+    // opencode's config, read from every folder up to the root: its
+    // `plugin` and local `mcp` entries run code.
+    "opencode.json",
+    "opencode.jsonc",
     // Claude Code starts the MCP servers a project's `.mcp.json` names,
     // outside any sandbox (an approved server's changed command runs
     // without a new question).
@@ -59,7 +63,10 @@ pub(crate) fn protected_paths(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
     if let Some(home) = host.home() {
         for file in [
             ".gemini/settings.json",
+            // Extensions carry hooks and MCP servers (Gemini CLI's docs).
+            ".gemini/extensions",
             ".qwen/settings.json",
+            ".qwen/extensions",
             ".copilot/settings.json",
             ".copilot/mcp-config.json",
         ] {
@@ -130,6 +137,21 @@ pub(crate) fn why_protected(
     }
     // A protected name anywhere in the project, on the path or at it.
     if let Ok(relative) = target.strip_prefix(root) {
+        // Copilot CLI runs `.github/hooks/` of the folder a session starts
+        // in: any of them.
+        let names: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().to_lowercase())
+            .collect();
+        if names
+            .windows(2)
+            .any(|pair| pair[0] == ".github" && pair[1] == "hooks")
+        {
+            return Some(format!(
+                "it is Copilot CLI's repository hooks ({}); the agent may not change its own rules or hooks (project_agent_rules.protect_config)",
+                target.display()
+            ));
+        }
         let hit = relative.components().find_map(|c| {
             let name = c.as_os_str().to_string_lossy();
             PROTECTED_NAMES
@@ -197,6 +219,7 @@ fn describe_name(name: &str) -> &'static str {
         ".qwen" => "Qwen Code's project settings and hooks",
         ".opencode" => "opencode's project plugins and settings",
         ".mcp.json" => "the project's MCP servers",
+        "opencode.json" | "opencode.jsonc" => "opencode's config (plugins, MCP servers)",
         _ => "Codex's project settings and hooks",
     }
 }

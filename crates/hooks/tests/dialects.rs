@@ -382,3 +382,163 @@ fn qwen_s_first_prompt_gives_the_initial_context_when_session_start_did_not_fire
     // Once.
     assert_eq!(run(&p, HookAgent::Qwen, None, &prompt), None);
 }
+
+// What an attack pass on the dialects found (2026-11-26), one test each:
+// every call here was allowed before its fix.
+
+fn denied(reply: Option<Value>) -> bool {
+    reply.is_some_and(|r| {
+        r["decision"] == "deny"
+            || r["permissionDecision"] == "deny"
+            || r["hookSpecificOutput"]["permissionDecision"] == "deny"
+    })
+}
+
+fn call(p: &Project, tool: &str, input: Value) -> Value {
+    json!({
+        "session_id": "attack", "cwd": p.root, "hook_event_name": "PreToolUse",
+        "tool_name": tool, "tool_input": input,
+    })
+}
+
+fn gemini_call(p: &Project, tool: &str, input: Value) -> Value {
+    let mut payload = call(p, tool, input);
+    payload["hook_event_name"] = json!("BeforeTool");
+    payload
+}
+
+const EXCLUDE: &str = "file_patterns:\n  exclude: [\"secrets/\"]\n";
+
+#[test]
+fn opencode_apply_patch_is_read_as_a_patch() {
+    let p = Project::new(EXCLUDE);
+    let patch = "*** Begin Patch\n*** Update File: secrets/key\n@@\n-SECRET\n+X\n*** End Patch";
+    let payload = call(&p, "apply_patch", json!({"patchText": patch}));
+    assert!(denied(run(&p, HookAgent::Opencode, None, &payload)));
+    let plugin = "*** Begin Patch\n*** Add File: .opencode/plugin/evil.js\n+x\n*** End Patch";
+    let payload = call(&p, "apply_patch", json!({"patchText": plugin}));
+    assert!(denied(run(&p, HookAgent::Opencode, None, &payload)));
+}
+
+#[test]
+fn gemini_paths_are_judged_as_gemini_opens_them() {
+    let p = Project::new(EXCLUDE);
+    for (tool, input) in [
+        ("read_file", json!({"file_path": "@secrets/key"})),
+        ("read_file", json!({"file_path": "%73ecrets/key"})),
+        (
+            "write_file",
+            json!({"file_path": "@.gemini/settings.json", "content": "{}"}),
+        ),
+        (
+            "write_file",
+            json!({"file_path": "%2egemini/settings.json", "content": "{}"}),
+        ),
+        (
+            "grep_search",
+            json!({"pattern": "x", "dir_path": "%73ecrets"}),
+        ),
+        // `replace` would look for `key` elsewhere: secrets/key.
+        (
+            "replace",
+            json!({"file_path": "key", "old_string": "a", "new_string": "b"}),
+        ),
+        ("read_file", json!({"file_path": "~/../secrets/key"})),
+    ] {
+        let payload = gemini_call(&p, tool, input.clone());
+        assert!(
+            denied(run(&p, HookAgent::Gemini, None, &payload)),
+            "{tool} {input}"
+        );
+    }
+    // An existing relative file is judged as itself.
+    let payload = gemini_call(
+        &p,
+        "replace",
+        json!({"file_path": "README.md", "old_string": "a", "new_string": "b"}),
+    );
+    assert_eq!(run(&p, HookAgent::Gemini, None, &payload), None);
+}
+
+#[test]
+fn a_tilde_folder_is_a_folder_to_opencode() {
+    let p = Project::new(EXCLUDE);
+    let payload = call(
+        &p,
+        "bash",
+        json!({"command": "cat key", "workdir": "~/../secrets"}),
+    );
+    assert!(denied(run(&p, HookAgent::Opencode, None, &payload)));
+    let payload = call(&p, "read", json!({"filePath": "~/../secrets/key"}));
+    assert!(denied(run(&p, HookAgent::Opencode, None, &payload)));
+}
+
+#[test]
+fn every_copilot_search_path_is_judged() {
+    let p = Project::new(EXCLUDE);
+    let payload = call(
+        &p,
+        "Grep",
+        json!({"pattern": "SECRET", "paths": ["secrets"], "path": "src"}),
+    );
+    assert!(denied(run(&p, HookAgent::Copilot, None, &payload)));
+    let payload = call(
+        &p,
+        "Grep",
+        json!({"pattern": "SECRET", "paths": ["src", "secrets"], "files": []}),
+    );
+    assert!(denied(run(&p, HookAgent::Copilot, None, &payload)));
+}
+
+#[test]
+fn an_mcp_server_name_holding_the_separator_still_matches_its_rule() {
+    let p = Project::new("denied_tools: [\"my-server/*\", \"my_fs/*\"]\n");
+    let payload = call(&p, "my-server-delete_file", json!({"path": "README.md"}));
+    assert!(denied(run(&p, HookAgent::Copilot, None, &payload)));
+    let payload = call(&p, "my_fs_write_file", json!({"path": "README.md"}));
+    assert!(denied(run(&p, HookAgent::Opencode, None, &payload)));
+}
+
+#[test]
+fn an_unreadable_gemini_tool_call_is_denied() {
+    let p = Project::new(EXCLUDE);
+    let deep = format!("{}{}", "[".repeat(1_100), "]".repeat(1_100));
+    let raw = format!(
+        r#"{{"session_id":"s","cwd":"{}","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{{"file_path":"secrets/key","x":{deep}}}}}"#,
+        p.root.display()
+    );
+    let env = p.env();
+    let host = Host::new(&p.config, &env, Some(&p.root));
+    let outcome = handle_event(raw.as_bytes(), Some(HookAgent::Gemini), None, &host);
+    assert!(denied(outcome.output), "{:?}", outcome.notes);
+}
+
+#[test]
+fn the_agents_config_folders_are_protected_anywhere() {
+    let p = Project::new(EXCLUDE);
+    for path in [
+        "opencode.json",
+        "sub/opencode.jsonc",
+        "sub/.github/hooks/x.json",
+    ] {
+        let payload = call(&p, "write", json!({"filePath": path, "content": "{}"}));
+        assert!(
+            denied(run(&p, HookAgent::Opencode, None, &payload)),
+            "{path}"
+        );
+    }
+    let extension = p.home.join(".gemini/extensions/x/hooks/hooks.json");
+    let payload = gemini_call(
+        &p,
+        "write_file",
+        json!({"file_path": extension, "content": "{}"}),
+    );
+    assert!(denied(run(&p, HookAgent::Gemini, None, &payload)));
+    // A workflow file is the project's own.
+    let payload = call(
+        &p,
+        "write",
+        json!({"filePath": ".github/workflows/ci.yml", "content": "x"}),
+    );
+    assert_eq!(run(&p, HookAgent::Opencode, None, &payload), None);
+}

@@ -188,6 +188,7 @@ impl ContextServer {
             sandboxed: false,
             session_sandboxed: false,
             native_tool: None,
+            aliases: &[],
         };
         let mut answers = Vec::new();
         let mut notes = Vec::new();

@@ -43,27 +43,31 @@ impl Dialect for Copilot {
         }
         // MCP tools are `<server>-<tool>`; built-in names have no `-`.
         if let Some(name) = input.tool_name.clone()
-            && let Some((server, tool)) = name.split_once('-')
-            && !server.is_empty()
-            && !tool.is_empty()
+            && let Some((first, others)) = super::mcp_splits(&name, '-')
         {
-            input.tool_name = Some(format!("mcp__{server}__{tool}"));
+            input.tool_name = Some(first);
             native.tool = Some(name);
+            native.aliases = others;
         }
         // Grep and Glob name their scopes in `paths`.
         if let Some(args) = input.tool_input.as_mut().and_then(Value::as_object_mut)
             && let Some(Value::Array(paths)) = args.get("paths").cloned()
         {
-            let mut paths = paths.iter().filter_map(Value::as_str);
-            if let Some(first) = paths.next()
+            // Every entry is judged: the first as the scope when none is
+            // named, all of them among `files` (added to any already there).
+            let paths: Vec<&str> = paths.iter().filter_map(Value::as_str).collect();
+            if let Some(first) = paths.first()
                 && !args.contains_key("path")
             {
-                args.insert("path".into(), Value::String(first.to_owned()));
+                args.insert("path".into(), Value::String((*first).to_owned()));
             }
-            let rest: Vec<Value> = paths.map(|p| json!({"path": p})).collect();
-            if !rest.is_empty() && !args.contains_key("files") {
-                args.insert("files".into(), Value::Array(rest));
-            }
+            let mut files = match args.remove("files") {
+                Some(Value::Array(files)) => files,
+                Some(other) => vec![other],
+                None => Vec::new(),
+            };
+            files.extend(paths.iter().map(|p| json!({"path": p})));
+            args.insert("files".into(), Value::Array(files));
         }
         native
     }

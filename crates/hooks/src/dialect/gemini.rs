@@ -86,6 +86,7 @@ impl Dialect for Gemini {
                 args.insert("files".into(), Value::Array(files));
             }
         }
+        spellings(input, &mut native);
         if tool == "Agent" {
             sub_agent_result(input);
         }
@@ -172,11 +173,79 @@ impl Dialect for Gemini {
         Some("GEMINI_PROJECT_DIR")
     }
 
+    /// Gemini CLI resolves `~` as a folder name (`path.resolve`).
+    fn expands_tilde(&self) -> bool {
+        false
+    }
+
     /// Its payloads carry no approval mode; a wrapped command is shown as
     /// it is where Gemini CLI asks.
     fn never_asks(&self, _: Option<&str>) -> bool {
         true
     }
+}
+
+/// The paths Gemini CLI opens for what a call names: it strips a leading
+/// `@` and decodes `%XX` (`resolveDefensiveToolPath`, `resolveToRealPath`,
+/// 0.61.0), so each such spelling is judged too (added to `files`). Its
+/// `replace` looks for a relative path that does not exist elsewhere in the
+/// workspace (`correctPath`): that call cannot be judged.
+fn spellings(input: &mut HookInput, native: &mut Native) {
+    let cwd = input.cwd.clone().unwrap_or_default();
+    let edit = input.tool_name.as_deref() == Some("Edit");
+    let Some(args) = input.tool_input.as_mut().and_then(Value::as_object_mut) else {
+        return;
+    };
+    let mut extra = Vec::new();
+    for key in ["file_path", "path"] {
+        let Some(Value::String(path)) = args.get(key) else {
+            continue;
+        };
+        let stripped = path.strip_prefix('@').unwrap_or(path);
+        for spelling in [stripped.to_owned(), percent_decoded(stripped)] {
+            if spelling != *path && !extra.contains(&spelling) {
+                extra.push(spelling);
+            }
+        }
+        let relative = !Path::new(stripped).is_absolute() && !stripped.starts_with('~');
+        if edit && key == "file_path" && relative && !Path::new(&cwd).join(stripped).exists() {
+            native.unjudgeable = Some(format!(
+                "`{path}` does not exist here, and Gemini CLI would look for a file of that name elsewhere in the workspace; name the file by its full path"
+            ));
+        }
+    }
+    if !extra.is_empty() {
+        let files = args
+            .entry("files")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(files) = files {
+            files.extend(extra.into_iter().map(|p| json!({"path": p})));
+        }
+    }
+}
+
+/// `%XX` sequences decoded (invalid ones kept as written).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `context.fileName` of a Gemini settings file, when it sets one.

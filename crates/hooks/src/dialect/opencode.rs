@@ -20,12 +20,14 @@ use crate::agents_md::{BuiltinLoader, LoaderDecision};
 pub(super) struct Opencode;
 
 /// opencode's tools by their shared names.
-const TOOLS: [(&str, &str); 13] = [
+const TOOLS: [(&str, &str); 14] = [
     ("read", "Read"),
     ("write", "Write"),
     ("edit", "Edit"),
     ("multiedit", "Edit"),
     ("patch", "apply_patch"),
+    // Given to GPT models instead of edit/write (`patchText`).
+    ("apply_patch", "apply_patch"),
     ("bash", "Bash"),
     ("glob", "Glob"),
     ("grep", "Grep"),
@@ -40,16 +42,15 @@ impl Dialect for Opencode {
     fn normalize(&self, input: &mut HookInput, _: Option<&str>) -> Native {
         let mut native = Native::default();
         rename_tool(input, &TOOLS, &mut native);
-        // Any other name with `_` is an MCP tool, `<server>_<tool>`.
-        if native.tool.is_none()
-            && let Some(name) = input.tool_name.clone()
-            && let Some((server, tool)) = name.split_once('_')
-            && !server.is_empty()
-            && !tool.is_empty()
+        // Any other name with `_` is an MCP tool, `<server>_<tool>`: its
+        // every path argument is judged, and rules may name any split.
+        if let Some(name) = input.tool_name.clone()
             && !TOOLS.iter().any(|(own, _)| *own == name)
+            && let Some((first, others)) = super::mcp_splits(&name, '_')
         {
-            input.tool_name = Some(format!("mcp__{server}__{tool}"));
+            input.tool_name = Some(first);
             native.tool = Some(name);
+            native.aliases = others;
         }
         take_command_dir(input, "workdir", &mut native);
         if let Some(args) = input.tool_input.as_mut().and_then(Value::as_object_mut) {
@@ -59,6 +60,11 @@ impl Dialect for Opencode {
             task_result(input);
         }
         native
+    }
+
+    /// opencode resolves `~` as a folder name (`path.resolve`).
+    fn expands_tilde(&self) -> bool {
+        false
     }
 
     /// The plugin's calls carry no permission mode; a wrapped command is

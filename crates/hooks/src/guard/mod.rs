@@ -53,8 +53,12 @@ pub struct Guard<'a> {
     /// and hooks, shell startup files), which would run outside it.
     pub session_sandboxed: bool,
     /// The agent's own name for the tool, when its dialect gave it a
-    /// shared one (`read_file` for `Read`): rules may name either.
+    /// shared one (`read_file` for `Read`), and the other names an MCP
+    /// tool's may stand for (`a-b-c` is `a/b-c` or `a-b/c`): rules may
+    /// name any of them.
     pub native_tool: Option<&'a str>,
+    /// See `native_tool`.
+    pub aliases: &'a [String],
 }
 
 impl Guard<'_> {
@@ -131,7 +135,14 @@ impl Guard<'_> {
             } else {
                 self.absolute(&target.path)
             };
-            return vec![(absolute, target.access)];
+            // `~` is the home folder to a shell and to Claude Code's tools,
+            // a folder named `~` to Gemini CLI's and opencode's
+            // (`path.resolve`): both are judged.
+            let mut paths = vec![(absolute, target.access)];
+            if target.path.starts_with('~') && !target.from_root {
+                paths.push((self.cwd.join(&target.path), target.access));
+            }
+            return paths;
         }
         let (base, pattern) = match target.path.strip_prefix("~/") {
             Some(rest) => (
@@ -217,17 +228,24 @@ impl Guard<'_> {
     /// names either, allowed when `allowed_tools` names either.
     fn check_tool(&self, shared: &str) -> RuleDecision {
         let decision = self.rules.check_tool(shared);
-        let Some(own) = self.native_tool.filter(|own| *own != shared) else {
-            return decision;
-        };
-        let theirs = self.rules.check_tool(own);
+        let others: Vec<RuleDecision> = self
+            .native_tool
+            .into_iter()
+            .chain(self.aliases.iter().map(String::as_str))
+            .filter(|name| *name != shared)
+            .map(|name| self.rules.check_tool(name))
+            .collect();
         let explicit = |d: &RuleDecision| {
             !d.allowed && d.rule != agentctx_types::DecisionRule::NotInAllowedTools
         };
-        match (explicit(&decision), explicit(&theirs)) {
-            (true, _) => decision,
-            (_, true) => theirs,
-            _ if !decision.allowed && theirs.allowed => theirs,
+        if explicit(&decision) {
+            return decision;
+        }
+        if let Some(denied) = others.iter().find(|d| explicit(d)) {
+            return denied.clone();
+        }
+        match others.into_iter().find(|d| d.allowed) {
+            Some(allowed) if !decision.allowed => allowed,
             _ => decision,
         }
     }

@@ -161,7 +161,9 @@ pub(crate) fn tool_fields(tool: &str, input: &Value, out: &mut Targets) {
             out.add(path, access, tool);
         }
     }
-    if tool == "apply_patch" {
+    // A patch is read whatever tool carries it (opencode's
+    // `apply_patch{patchText}`, a tool agentctx does not know yet).
+    if tool != "Bash" {
         for text in strings(input)
             .into_iter()
             .filter(|t| t.contains("*** Begin Patch"))

@@ -158,7 +158,8 @@ fn decide(
 /// cannot be applied to what cannot be read).
 fn fail_closed(raw: &[u8], host: &Host<'_>, outcome: &mut HookOutcome) {
     let text = String::from_utf8_lossy(raw);
-    if !text.contains("PreToolUse") {
+    // Gemini CLI's tool event is `BeforeTool`.
+    if !text.contains("PreToolUse") && !text.contains("BeforeTool") {
         outcome.note("not a tool call: doing nothing");
         return;
     }
@@ -306,6 +307,16 @@ impl Call<'_> {
             }
             return;
         };
+        if let Some(why) = &self.native.unjudgeable
+            && restricting
+        {
+            outcome.note(format!("the call cannot be judged: {why}"));
+            outcome.reply = Some(HookReply::deny(agentctx_types::system_reminder(
+                agentctx_types::SystemReminderType::PermissionDecision,
+                &format!("Denied: this call.\nWhy: {why}."),
+            )));
+            return;
+        }
         let input = self.input.tool_input.clone().unwrap_or(Value::Null);
         // The agents' shell tools (Claude Code's Bash; Codex's exec_command,
         // which its hooks name Bash) run in the sandbox when it applies;
@@ -377,7 +388,11 @@ impl Call<'_> {
         // A shell call that names its folder: its command line's relative
         // paths are that folder's.
         let command_dir = self.native.command_dir.as_deref().map(|dir| {
-            let dir = self.absolute(dir);
+            let dir = if self.dialect.expands_tilde() {
+                self.absolute(dir)
+            } else {
+                self.cwd.join(dir)
+            };
             std::fs::canonicalize(&dir).unwrap_or(dir)
         });
         if let Some(dir) = &command_dir {
@@ -391,6 +406,7 @@ impl Call<'_> {
             sandboxed: matches!(run, crate::exec::ShellRun::Sandboxed(_)),
             session_sandboxed,
             native_tool: self.native.tool.as_deref(),
+            aliases: &self.native.aliases,
         };
         match guard.decide(name, &input, &mut outcome.notes) {
             crate::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),

@@ -65,6 +65,18 @@ pub(super) fn edit_gemini_settings(
     serialize(text, &root, adding)
 }
 
+/// Whether a settings text's `context.fileName` names AGENTS.md already.
+pub(super) fn names_agents_md(text: Option<&str>) -> bool {
+    let Some(value) = text.and_then(|t| serde_json::from_str::<Value>(t).ok()) else {
+        return false;
+    };
+    match value.pointer("/context/fileName") {
+        Some(Value::String(name)) => name == "AGENTS.md",
+        Some(Value::Array(names)) => names.iter().any(|n| n == "AGENTS.md"),
+        _ => false,
+    }
+}
+
 /// `context.fileName` names AGENTS.md: set to [`FILE_NAMES`] when absent,
 /// AGENTS.md added first when it names others.
 fn add_agents_md(object: &mut Map<String, Value>) -> Result<(), SettingsError> {

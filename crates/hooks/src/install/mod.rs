@@ -747,6 +747,17 @@ pub fn plan_install(request: &Request, places: &Places) -> Result<Vec<FileChange
     for Target { path, kind, parts } in targets(request, places, true)? {
         let path = real_path(&path);
         let before = read(&path)?;
+        // A `context.fileName` that already names AGENTS.md is the user's:
+        // uninstall must not take it out.
+        let parts =
+            if kind == FileKind::GeminiSettings && gemini::names_agents_md(before.as_deref()) {
+                Parts {
+                    context_file_name: false,
+                    ..parts
+                }
+            } else {
+                parts
+            };
         let after = edit(
             request,
             (&path, kind),
@@ -980,3 +991,5 @@ fn current_mode(_path: &Path) -> Option<u32> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_agents;

@@ -32,7 +32,10 @@ export const AgentctxPlugin = async ({ directory }) => {
     const text = (run.stdout ?? "").trim();
     if (!text) return {};
     try {
-      return JSON.parse(text).hookSpecificOutput ?? {};
+      const reply = JSON.parse(text);
+      // agentctx prints nothing or a `hookSpecificOutput`: anything else
+      // is not its answer.
+      return reply?.hookSpecificOutput ?? { failed: "its reply is not a hook reply" };
     } catch {
       return { failed: "its reply is not JSON" };
     }
