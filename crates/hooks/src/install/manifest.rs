@@ -69,7 +69,7 @@ impl Manifest {
         Self {
             path: path.to_path_buf(),
             original: original.map(str::to_owned),
-            original_mode: super::current_mode(path),
+            original_mode: super::write::current_mode(path),
             installed_sha256: sha256(installed),
             parts,
             created_dirs: Vec::new(),

@@ -19,6 +19,7 @@
 
 mod claude;
 mod codex;
+mod command;
 mod copilot;
 mod entries;
 mod gemini;
@@ -27,22 +28,29 @@ mod mcp;
 mod opencode;
 mod qwen;
 mod setup;
+mod targets;
+mod write;
 
 use std::path::{Path, PathBuf};
 
-use agentctx_types::{Agent, HookAgent};
+use agentctx_types::Agent;
+#[cfg(test)]
+use agentctx_types::HookAgent;
 
 pub use claude::{AGENTS_MD_PLUGIN_OFF, edit_claude_settings};
 pub use codex::{
     codex_trust_entries, codex_trust_hash, edit_codex_hooks, edit_codex_profile, edit_codex_toml,
     edit_codex_trust,
 };
+pub use command::{hook_command, is_agentctx_command, shell_quote};
 pub use manifest::{Manifest, ManifestError};
 pub use mcp::McpConfigs;
 pub use setup::{
     CLAUDE_ROOT_SETTINGS_FROM_SUBDIRECTORIES, ProgramError, advice, hook_program,
     installed_agent_version,
 };
+use targets::{FileKind, Target, targets};
+pub use write::apply;
 
 /// Which settings an install writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -316,298 +324,6 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
         path: path.to_path_buf(),
         source,
     }
-}
-
-/// The command for one hook event: the program quoted for `/bin/sh`, and
-/// for `PreToolUse` a guard that blocks the call (exit 2, with a message for
-/// the model and the user) when the program cannot run.
-pub fn hook_command(program: &str, agent: HookAgent, event: &str) -> String {
-    let mut base = format!("{} hook --agent {agent}", shell_quote(program));
-    // Copilot CLI's camelCase payloads do not name their event.
-    if event.starts_with(|c: char| c.is_ascii_lowercase()) {
-        base.push_str(&format!(" --event {event}"));
-    }
-    // The tool events, where exit 2 blocks the call.
-    if matches!(event, "PreToolUse" | "BeforeTool") {
-        let message = format!(
-            "agentctx hook: cannot run {program}; tool calls are blocked until it runs again (reinstall: agentctx install {agent})"
-        );
-        format!(
-            "{base} || {{ echo {} >&2; exit 2; }}",
-            shell_quote(&message)
-        )
-    } else {
-        base
-    }
-}
-
-/// Whether a hook command is agentctx's: its program's file name is
-/// `agentctx` and its first argument `hook` (any earlier form, the bare
-/// `agentctx hook` included).
-pub fn is_agentctx_command(command: &str) -> bool {
-    let Some((program, rest)) = first_shell_word(command) else {
-        return false;
-    };
-    let name = program.rsplit('/').next().unwrap_or(&program);
-    name == "agentctx" && rest.split_whitespace().next() == Some("hook")
-}
-
-/// The first word of a `/bin/sh` command with its quotes removed, and the
-/// text after it; `None` when a quote is not closed.
-fn first_shell_word(command: &str) -> Option<(String, &str)> {
-    let command = command.trim_start();
-    let mut word = String::new();
-    let mut chars = command.char_indices();
-    while let Some((at, c)) = chars.next() {
-        match c {
-            c if c.is_whitespace() => return Some((word, &command[at..])),
-            '\'' => loop {
-                match chars.next()? {
-                    (_, '\'') => break,
-                    (_, c) => word.push(c),
-                }
-            },
-            '"' => loop {
-                match chars.next()? {
-                    (_, '"') => break,
-                    (_, '\\') => word.push(chars.next()?.1),
-                    (_, c) => word.push(c),
-                }
-            },
-            '\\' => word.push(chars.next()?.1),
-            c => word.push(c),
-        }
-    }
-    Some((word, ""))
-}
-
-/// Quotes `text` for `/bin/sh` (single quotes; a quote inside becomes `'\''`).
-pub fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-/// Which of the agents' files a target is: what its text is and how it
-/// is edited (never guessed from the parts a change removes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum FileKind {
-    /// A Claude Code `settings.json` (hooks; the loader option).
-    ClaudeSettings,
-    /// A Codex `hooks.json`.
-    CodexHooks,
-    /// Codex's user `config.toml` (hook trust).
-    CodexConfig,
-    /// A project's `.codex/config.toml` (the permission profile).
-    CodexProjectConfig,
-    /// A project's `.mcp.json` (Claude Code's project MCP servers).
-    McpJson,
-    /// The user config where Gemini CLI, Copilot CLI, opencode or Qwen
-    /// Code reads its MCP servers.
-    McpServers(Agent),
-    /// A Gemini CLI `settings.json` (hooks, `context.fileName`).
-    GeminiSettings,
-    /// A Qwen Code `settings.json` (hooks).
-    QwenSettings,
-    /// Copilot CLI's user `settings.json` (hooks).
-    CopilotSettings,
-    /// A project's `.github/hooks/agentctx.json`: agentctx's own.
-    CopilotHooksFile,
-    /// agentctx's opencode plugin: agentctx's own.
-    OpencodePlugin,
-}
-
-impl FileKind {
-    /// A file agentctx writes whole: removed when nothing of it is left.
-    fn owned_whole(self) -> bool {
-        matches!(self, Self::CopilotHooksFile | Self::OpencodePlugin)
-    }
-}
-
-/// One file install or uninstall concerns.
-struct Target {
-    path: PathBuf,
-    kind: FileKind,
-    parts: Parts,
-}
-
-/// The settings files `request` concerns, with the parts each gets. An
-/// uninstall also looks at Claude Code's user settings for the loader
-/// option, which it takes out only when its record says install set it,
-/// and at Codex's user config for the trust of agentctx's hooks, which it
-/// takes out whoever recorded it (install or Codex's TUI).
-fn targets(request: &Request, places: &Places, adding: bool) -> Result<Vec<Target>, InstallError> {
-    let hooks = Parts {
-        hooks: true,
-        ..Parts::default()
-    };
-    let mut targets = Vec::new();
-    let target = |path: PathBuf, kind, parts| Target { path, kind, parts };
-    let hook_agent = match request.agent.hook_dialect() {
-        Some(agent) => agent,
-        None => return Err(InstallError::NoHooks(request.agent)),
-    };
-    let unplaced = |what: &str| {
-        InstallError::Unplaced(format!("no $HOME: {}'s {what} is unknown", request.agent))
-    };
-    let project = |relative: &str| places.root.join(relative);
-    let user_mcp = || {
-        places
-            .mcp_configs
-            .of(request.agent)
-            .ok_or_else(|| unplaced("user config"))
-    };
-    match hook_agent {
-        HookAgent::Claude => {
-            let user = || {
-                places.claude_user_settings.clone().ok_or_else(|| {
-                    InstallError::Unplaced(
-                        "no $HOME: Claude Code's user settings are unknown".into(),
-                    )
-                })
-            };
-            let settings = match request.scope {
-                Scope::Project => places.root.join(".claude/settings.local.json"),
-                Scope::Shared => places.root.join(".claude/settings.json"),
-                Scope::User => user()?,
-            };
-            targets.push(target(settings, FileKind::ClaudeSettings, hooks));
-            // The MCP server: the project's `.mcp.json` (Claude Code asks
-            // once before it starts a project's server).
-            if request.mcp || !adding {
-                targets.push(target(
-                    places.root.join(".mcp.json"),
-                    FileKind::McpJson,
-                    Parts {
-                        mcp: true,
-                        ..Parts::default()
-                    },
-                ));
-            }
-            let undo_option = !adding && places.claude_user_settings.is_some();
-            if request.agents_md_plugin_off || undo_option {
-                // Claude Code reads plugin options from the user settings only.
-                targets.push(target(
-                    user()?,
-                    FileKind::ClaudeSettings,
-                    Parts {
-                        agents_md_plugin_off: true,
-                        ..Parts::default()
-                    },
-                ));
-            }
-        }
-        HookAgent::Gemini | HookAgent::Qwen | HookAgent::Copilot | HookAgent::Opencode => {
-            let (path, kind) = match (hook_agent, request.scope) {
-                (HookAgent::Gemini, Scope::User) => (user_mcp()?, FileKind::GeminiSettings),
-                (HookAgent::Gemini, _) => {
-                    (project(".gemini/settings.json"), FileKind::GeminiSettings)
-                }
-                (HookAgent::Qwen, Scope::User) => (user_mcp()?, FileKind::QwenSettings),
-                (HookAgent::Qwen, _) => (project(".qwen/settings.json"), FileKind::QwenSettings),
-                (HookAgent::Copilot, Scope::User) => (
-                    user_mcp()?.with_file_name("settings.json"),
-                    FileKind::CopilotSettings,
-                ),
-                (HookAgent::Copilot, _) => (
-                    project(".github/hooks/agentctx.json"),
-                    FileKind::CopilotHooksFile,
-                ),
-                (_, Scope::User) => (
-                    user_mcp()?
-                        .with_file_name("plugin")
-                        .join(opencode::PLUGIN_FILE),
-                    FileKind::OpencodePlugin,
-                ),
-                (_, _) => (
-                    project(".opencode/plugin").join(opencode::PLUGIN_FILE),
-                    FileKind::OpencodePlugin,
-                ),
-            };
-            let parts = Parts {
-                hooks: true,
-                context_file_name: hook_agent == HookAgent::Gemini,
-                ..Parts::default()
-            };
-            targets.push(target(path, kind, parts));
-            // The MCP server: the user config whatever the scope (it serves
-            // every project).
-            if request.mcp || !adding {
-                let mcp = Parts {
-                    mcp: true,
-                    ..Parts::default()
-                };
-                match places.mcp_configs.of(request.agent) {
-                    Some(path) => {
-                        targets.push(target(path, FileKind::McpServers(request.agent), mcp))
-                    }
-                    None if adding => return Err(unplaced("user config")),
-                    None => {}
-                }
-            }
-        }
-        HookAgent::Codex => {
-            let base = match request.scope {
-                Scope::User => places.codex_home.clone().ok_or_else(|| {
-                    InstallError::Unplaced(
-                        "no $HOME or $CODEX_HOME: Codex's home is unknown".into(),
-                    )
-                })?,
-                Scope::Project | Scope::Shared => places.root.join(".codex"),
-            };
-            targets.push(target(base.join("hooks.json"), FileKind::CodexHooks, hooks));
-            // The permission profile is the project's (its paths are);
-            // an uninstall takes it out wherever install put it.
-            let profile = request.codex_profile.is_some() || !adding;
-            if profile && request.scope != Scope::User {
-                targets.push(target(
-                    places.root.join(".codex/config.toml"),
-                    FileKind::CodexProjectConfig,
-                    Parts {
-                        codex_profile: true,
-                        ..Parts::default()
-                    },
-                ));
-            }
-            // MCP servers live in the user config whatever the scope.
-            if (request.mcp || !adding)
-                && let Some(home) = places.codex_home.clone()
-            {
-                targets.push(target(
-                    home.join("config.toml"),
-                    FileKind::CodexConfig,
-                    Parts {
-                        mcp: true,
-                        ..Parts::default()
-                    },
-                ));
-            }
-            // Hook trust lives in the user config whatever the scope.
-            let undo_trust = !adding && places.codex_home.is_some();
-            if request.codex_trust || undo_trust {
-                let home = places.codex_home.clone().ok_or_else(|| {
-                    InstallError::Unplaced(
-                        "no $HOME or $CODEX_HOME: Codex's home is unknown".into(),
-                    )
-                })?;
-                targets.push(target(
-                    home.join("config.toml"),
-                    FileKind::CodexConfig,
-                    Parts {
-                        codex_trust: true,
-                        ..Parts::default()
-                    },
-                ));
-            }
-        }
-    }
-    // Two parts in one file (a user install with the plugin option) are one change.
-    let mut merged: Vec<Target> = Vec::new();
-    for t in targets {
-        match merged.iter_mut().find(|m| m.path == t.path) {
-            Some(existing) => existing.parts = existing.parts.with(t.parts),
-            None => merged.push(t),
-        }
-    }
-    Ok(merged)
 }
 
 /// A settings file's real location: a symlink is followed, so that the
@@ -888,105 +604,6 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
         });
     }
     Ok(changes)
-}
-
-/// Writes the changes: manifests first (so an interrupted install can still
-/// be undone), then each file atomically with its mode kept.
-pub fn apply(changes: &[FileChange], places: &Places) -> Result<(), InstallError> {
-    // Folders install created are removed, when empty, once every file of
-    // the change is gone (two files may share one: `.codex/hooks.json`
-    // and `.codex/config.toml`).
-    let mut emptied: Vec<PathBuf> = Vec::new();
-    for change in changes {
-        if let Some(manifest) = &change.manifest
-            && change.parts_after.any()
-        {
-            manifest.save(&places.manifests)?;
-        }
-        if !change.is_unchanged() {
-            match (&change.after, &change.manifest) {
-                (Some(text), manifest) => {
-                    let mode = match change.how {
-                        ChangeKind::Restored => manifest.as_ref().and_then(|m| m.original_mode),
-                        _ => None,
-                    };
-                    let created = write_atomically(&change.path, text, mode)?;
-                    if let (Some(m), false) = (manifest, created.is_empty()) {
-                        let mut m = m.clone();
-                        m.created_dirs.extend(created);
-                        m.save(&places.manifests)?;
-                    }
-                }
-                (None, manifest) => {
-                    remove_file(&change.path)?;
-                    if let Some(m) = manifest {
-                        emptied.extend(m.created_dirs.iter().cloned());
-                    }
-                }
-            }
-        }
-        if !change.parts_after.any() {
-            Manifest::remove(&places.manifests, &change.path)?;
-        }
-    }
-    // Deepest first.
-    emptied.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-    for dir in emptied {
-        let _ = std::fs::remove_dir(dir);
-    }
-    Ok(())
-}
-
-fn remove_file(path: &Path) -> Result<(), InstallError> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(path)(e)),
-        _ => Ok(()),
-    }
-}
-
-/// Replaces `path` with `text` through a temporary file in its folder.
-/// The mode is `mode` when given, else the current file's, else 0644.
-/// Returns the folders it had to create, outermost first.
-fn write_atomically(
-    path: &Path,
-    text: &str,
-    mode: Option<u32>,
-) -> Result<Vec<PathBuf>, InstallError> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| InstallError::Unplaced(format!("{} has no folder", path.display())))?;
-    let mut created: Vec<PathBuf> = dir
-        .ancestors()
-        .take_while(|d| !d.exists())
-        .map(Path::to_path_buf)
-        .collect();
-    created.reverse();
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let mode = mode.or_else(|| current_mode(path)).unwrap_or(0o644);
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".agentctx-").suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        builder.permissions(std::fs::Permissions::from_mode(mode));
-    }
-    let mut temp = builder.tempfile_in(dir).map_err(io(dir))?;
-    std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(io(path))?;
-    temp.persist(path).map_err(|e| io(path)(e.error))?;
-    Ok(created)
-}
-
-#[cfg(unix)]
-fn current_mode(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::metadata(path)
-        .ok()
-        .map(|m| m.permissions().mode() & 0o7777)
-}
-
-#[cfg(not(unix))]
-fn current_mode(_path: &Path) -> Option<u32> {
-    None
 }
 
 #[cfg(test)]

@@ -1,0 +1,200 @@
+//! PreToolUse: the guard's verdict on a tool call, and a shell command
+//! rewritten to run in the session's sandbox where the agent takes it.
+
+use agentctx_types::{HookAgent, HookReply};
+use serde_json::Value;
+
+use super::{Call, HookOutcome};
+
+impl Call<'_> {
+    pub(super) fn pre_tool_use(&self, outcome: &mut HookOutcome) {
+        let rules = match self.session_rules(outcome) {
+            Ok(rules) => rules,
+            Err(error) => {
+                // The one refusal a hook may cause on its own: a rules error under deny_all.
+                if self.host.config.project_agent_rules.on_error
+                    == agentctx_types::OnRuleError::DenyAll
+                {
+                    outcome.note(format!(
+                        "rules cannot be evaluated ({error}); on_error: deny_all"
+                    ));
+                    outcome.reply = Some(HookReply::deny(format!(
+                        "Denied: project rules cannot be evaluated ({error}) and on_error is deny_all."
+                    )));
+                } else {
+                    outcome.note(format!("rules cannot be evaluated ({error}); allowing"));
+                }
+                return;
+            }
+        };
+        for warning in rules.warnings() {
+            outcome.note(format!("rules: {warning}"));
+        }
+        let restricting =
+            rules.restricts_anything() || self.host.config.project_agent_rules.protect_config;
+        let Some(name) = self.input.tool_name.as_deref() else {
+            if restricting {
+                outcome.note("no tool_name, and rules restrict tools and files: denied");
+                outcome.reply = Some(HookReply::deny(
+                    "Denied: agentctx could not tell which tool this call is (no tool_name), and the project's rules restrict tools and files.",
+                ));
+            } else {
+                outcome.note("no tool_name: doing nothing");
+            }
+            return;
+        };
+        if let Some(why) = &self.native.unjudgeable
+            && restricting
+        {
+            outcome.note(format!("the call cannot be judged: {why}"));
+            outcome.reply = Some(HookReply::deny(agentctx_types::system_reminder(
+                agentctx_types::SystemReminderType::PermissionDecision,
+                &format!("Denied: this call.\nWhy: {why}."),
+            )));
+            return;
+        }
+        let input = self.input.tool_input.clone().unwrap_or(Value::Null);
+        // The agents' shell tools (Claude Code's Bash; Codex's exec_command,
+        // which its hooks name Bash) run in the sandbox when it applies;
+        // whether the session's commands do decides for every tool what
+        // must stay as the sandbox keeps it.
+        let shell = name == "Bash" && input.get("command").is_some_and(Value::is_string);
+        let run = crate::exec::shell_run(self.host, &rules);
+        // Where the agent asks the user before a command, a rewritten
+        // command would either skip that (allow) or be asked about every
+        // time (the agent cannot tell which of them it would have allowed):
+        // `sandbox: auto` leaves such sessions to the agent's prompts and
+        // the command-line checks; `on` and strict mode ask.
+        let mode = self
+            .input
+            .other
+            .get("permission_mode")
+            .and_then(Value::as_str);
+        let asks = !self.dialect.never_asks(mode);
+        let run = match run {
+            crate::exec::ShellRun::Sandboxed(_)
+                if asks && crate::exec::sandbox_optional(self.host, &rules) =>
+            {
+                crate::exec::ShellRun::Plain(format!(
+                    "{} asks before commands here (permission_mode {}); sandbox: auto leaves them to it",
+                    self.agent,
+                    mode.unwrap_or("unknown")
+                ))
+            }
+            run => run,
+        };
+        // An agent that does not take a changed command cannot run it in
+        // the sandbox: as written where the sandbox is optional, else not.
+        let run = match run {
+            crate::exec::ShellRun::Sandboxed(_) if !self.dialect.rewrites_input() => {
+                let why = format!(
+                    "{} does not run a command a hook changed, so it cannot be wrapped in the sandbox",
+                    self.agent
+                );
+                if crate::exec::sandbox_optional(self.host, &rules) {
+                    crate::exec::ShellRun::Plain(format!(
+                        "{why}; sandbox: auto checks it by its words"
+                    ))
+                } else {
+                    crate::exec::ShellRun::Refused(why)
+                }
+            }
+            run => run,
+        };
+        if shell {
+            match &run {
+                crate::exec::ShellRun::Plain(why) => {
+                    outcome.note(format!("shell command runs as written: {why}"))
+                }
+                crate::exec::ShellRun::Sandboxed(bwrap) => outcome.note(format!(
+                    "shell command runs in the sandbox ({})",
+                    bwrap.path.display()
+                )),
+                crate::exec::ShellRun::Refused(why) => {
+                    outcome.note(format!("shell command refused: {why}"))
+                }
+            }
+        }
+        let session_sandboxed = matches!(run, crate::exec::ShellRun::Sandboxed(_));
+        let run = if shell {
+            run
+        } else {
+            crate::exec::ShellRun::Plain(String::new())
+        };
+        // A shell call that names its folder: its command line's relative
+        // paths are that folder's.
+        let command_dir = self.native.command_dir.as_deref().map(|dir| {
+            let dir = if self.dialect.expands_tilde() {
+                self.absolute(dir)
+            } else {
+                self.cwd.join(dir)
+            };
+            std::fs::canonicalize(&dir).unwrap_or(dir)
+        });
+        if let Some(dir) = &command_dir {
+            outcome.note(format!("the command runs in {}", dir.display()));
+        }
+        let guard = crate::Guard {
+            host: self.host,
+            rules: &rules,
+            cwd: command_dir.as_deref().unwrap_or(self.cwd),
+            agent: self.agent,
+            sandboxed: matches!(run, crate::exec::ShellRun::Sandboxed(_)),
+            session_sandboxed,
+            native_tool: self.native.tool.as_deref(),
+            aliases: &self.native.aliases,
+        };
+        match guard.decide(name, &input, &mut outcome.notes) {
+            crate::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),
+            crate::Verdict::Allow => match run {
+                crate::exec::ShellRun::Plain(_) => {
+                    // No output: the agent's own permission flow stays in charge.
+                }
+                crate::exec::ShellRun::Refused(why) => {
+                    outcome.reply = Some(HookReply::deny(sandbox_refusal(&why)));
+                }
+                crate::exec::ShellRun::Sandboxed(_) => {
+                    let wrapped = match (self.host.program, self.input.session_id.as_deref()) {
+                        (Some(program), Some(session)) => crate::exec::wrapped_input(
+                            &program.to_string_lossy(),
+                            self.agent,
+                            session,
+                            self.input.tool_use_id.as_deref().unwrap_or("call"),
+                            &input,
+                            !crate::exec::sandbox_optional(self.host, &rules),
+                        ),
+                        _ => None,
+                    };
+                    match wrapped {
+                        Some(wrapped) => {
+                            // Codex has no `ask`; Claude Code asks about the wrapped command.
+                            let decision = if asks && self.agent == HookAgent::Claude {
+                                agentctx_types::PermissionDecision::Ask
+                            } else {
+                                agentctx_types::PermissionDecision::Allow
+                            };
+                            outcome.reply = Some(HookReply::rewrite(wrapped, decision));
+                        }
+                        None => {
+                            outcome.note("no session id to run the sandbox for: denied");
+                            outcome.reply = Some(HookReply::deny(sandbox_refusal(
+                                "the call names no session, so its sandbox cannot be built",
+                            )));
+                        }
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// The reason the model reads when a shell command must run in the
+/// sandbox and cannot: what will work instead.
+fn sandbox_refusal(why: &str) -> String {
+    agentctx_types::system_reminder(
+        agentctx_types::SystemReminderType::PermissionDecision,
+        &format!(
+            "Denied: this shell command.\nWhy: {why}.\nUse the file tools (Read, Edit, Write) on paths the rules allow, or ask the user to install bubblewrap or relax project_agent_rules.sandbox."
+        ),
+    )
+}

@@ -1,0 +1,105 @@
+//! Writing the planned changes: manifests first, each file atomically with
+//! its mode kept, folders install made removed once empty.
+
+use std::path::{Path, PathBuf};
+
+use super::{ChangeKind, FileChange, InstallError, Manifest, Places, io};
+
+/// Writes the changes: manifests first (so an interrupted install can still
+/// be undone), then each file atomically with its mode kept.
+pub fn apply(changes: &[FileChange], places: &Places) -> Result<(), InstallError> {
+    // Folders install created are removed, when empty, once every file of
+    // the change is gone (two files may share one: `.codex/hooks.json`
+    // and `.codex/config.toml`).
+    let mut emptied: Vec<PathBuf> = Vec::new();
+    for change in changes {
+        if let Some(manifest) = &change.manifest
+            && change.parts_after.any()
+        {
+            manifest.save(&places.manifests)?;
+        }
+        if !change.is_unchanged() {
+            match (&change.after, &change.manifest) {
+                (Some(text), manifest) => {
+                    let mode = match change.how {
+                        ChangeKind::Restored => manifest.as_ref().and_then(|m| m.original_mode),
+                        _ => None,
+                    };
+                    let created = write_atomically(&change.path, text, mode)?;
+                    if let (Some(m), false) = (manifest, created.is_empty()) {
+                        let mut m = m.clone();
+                        m.created_dirs.extend(created);
+                        m.save(&places.manifests)?;
+                    }
+                }
+                (None, manifest) => {
+                    remove_file(&change.path)?;
+                    if let Some(m) = manifest {
+                        emptied.extend(m.created_dirs.iter().cloned());
+                    }
+                }
+            }
+        }
+        if !change.parts_after.any() {
+            Manifest::remove(&places.manifests, &change.path)?;
+        }
+    }
+    // Deepest first.
+    emptied.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    for dir in emptied {
+        let _ = std::fs::remove_dir(dir);
+    }
+    Ok(())
+}
+
+fn remove_file(path: &Path) -> Result<(), InstallError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(path)(e)),
+        _ => Ok(()),
+    }
+}
+
+/// Replaces `path` with `text` through a temporary file in its folder.
+/// The mode is `mode` when given, else the current file's, else 0644.
+/// Returns the folders it had to create, outermost first.
+fn write_atomically(
+    path: &Path,
+    text: &str,
+    mode: Option<u32>,
+) -> Result<Vec<PathBuf>, InstallError> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| InstallError::Unplaced(format!("{} has no folder", path.display())))?;
+    let mut created: Vec<PathBuf> = dir
+        .ancestors()
+        .take_while(|d| !d.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    created.reverse();
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let mode = mode.or_else(|| current_mode(path)).unwrap_or(0o644);
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".agentctx-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+    }
+    let mut temp = builder.tempfile_in(dir).map_err(io(dir))?;
+    std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(io(path))?;
+    temp.persist(path).map_err(|e| io(path)(e.error))?;
+    Ok(created)
+}
+
+#[cfg(unix)]
+pub(super) fn current_mode(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o7777)
+}
+
+#[cfg(not(unix))]
+pub(super) fn current_mode(_path: &Path) -> Option<u32> {
+    None
+}
