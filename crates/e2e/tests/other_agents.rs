@@ -411,3 +411,87 @@ fn qwen_code_under_agentctx_hooks() {
         fixtures: Some(("qwen-code", "AGENTCTX_E2E_QWEN_CODE_VERSION")),
     });
 }
+
+/// Where each agent reads a project install from: the project's settings
+/// written at the root, a session started in `packages/api`, a read of an
+/// excluded file; whether agentctx's hook ran is whether it was denied.
+fn project_install_runs_from(
+    sub: &str,
+    name: &str,
+    setup: fn(&Sandbox, &MockApi),
+    run: fn(&Sandbox, &MockApi, &Path, &str) -> AgentRun,
+    read: fn(&Path) -> Block,
+) -> bool {
+    let s = project();
+    let marker = format!("E2E-PROJECT:{name}");
+    let mock = MockApi::start(Script::new().conversation(
+        &marker,
+        vec![
+            vec![read(&s.root.join("secrets/token.txt"))],
+            vec![Block::text("DONE")],
+        ],
+    ));
+    setup(&s, &mock);
+    let install = s.install(name, &[]);
+    assert_eq!(install.code, Some(0), "{}", install.stderr);
+    let cwd = if sub.is_empty() {
+        s.root.clone()
+    } else {
+        s.root.join(sub)
+    };
+    let out = run(&s, &mock, &cwd, &format!("{marker} go"));
+    let requests = mock.conversation(&marker);
+    assert!(requests.len() >= 2, "{}\n{}", out.stdout, out.stderr);
+    text_of_request(requests.last().unwrap()).contains("exclude pattern `secrets/`")
+}
+
+#[test]
+#[ignore = "needs the real agents: scripts/e2e"]
+fn which_project_installs_run_in_a_subdirectory() {
+    // Gemini CLI, Copilot CLI and Qwen Code read a project's settings
+    // from the folder a session starts in only; opencode finds the root's
+    // `.opencode/` from below (measured 2026-11-26).
+    let gemini = project_install_runs_from(
+        "packages/api",
+        "gemini",
+        |s, _| s.gemini_settings(),
+        |s, mock, cwd, prompt| s.gemini(mock.base_url(), cwd, prompt),
+        |path| Block::tool("read_file", json!({"file_path": path})),
+    );
+    let copilot = project_install_runs_from(
+        "packages/api",
+        "copilot",
+        |_, _| {},
+        |s, mock, cwd, prompt| s.copilot(mock.base_url(), cwd, prompt, &[]),
+        |path| Block::tool("view", json!({"path": path})),
+    );
+    let qwen = project_install_runs_from(
+        "packages/api",
+        "qwen",
+        |s, _| s.qwen_settings(),
+        |s, mock, cwd, prompt| s.qwen(mock.base_url(), cwd, prompt),
+        |path| Block::tool("read_file", json!({"file_path": path})),
+    );
+    let opencode = project_install_runs_from(
+        "packages/api",
+        "opencode",
+        |s, mock| s.opencode_config(mock.base_url()),
+        |s, _, cwd, prompt| s.opencode(cwd, prompt),
+        |path| Block::tool("read", json!({"filePath": path})),
+    );
+    let qwen_root = project_install_runs_from(
+        "",
+        "qwen",
+        |s, _| s.qwen_settings(),
+        |s, mock, cwd, prompt| s.qwen(mock.base_url(), cwd, prompt),
+        |path| Block::tool("read_file", json!({"file_path": path})),
+    );
+    println!(
+        "gemini {gemini} copilot {copilot} qwen {qwen} (root {qwen_root}) opencode {opencode}"
+    );
+    assert_eq!(
+        (gemini, copilot, qwen, opencode),
+        (false, false, false, true)
+    );
+    assert!(qwen_root, "Qwen Code runs a project's hooks at its root");
+}
