@@ -542,3 +542,67 @@ fn the_agents_config_folders_are_protected_anywhere() {
     );
     assert_eq!(run(&p, HookAgent::Opencode, None, &payload), None);
 }
+
+// A second pass (2026-11-26).
+
+#[test]
+fn gemini_nul_bytes_at_slashes_and_file_urls_are_judged_as_opened() {
+    let p = Project::new(EXCLUDE);
+    for (tool, input) in [
+        ("read_file", json!({"file_path": "@\\secrets/key"})),
+        ("read_file", json!({"file_path": "@/secrets/key"})),
+        ("read_file", json!({"file_path": "secr\u{0}ets/key"})),
+        (
+            "write_file",
+            json!({"file_path": ".gem\u{0}ini/settings.json", "content": "{}"}),
+        ),
+        (
+            "read_file",
+            json!({"file_path": format!("file://{}/secrets/key", p.root.display())}),
+        ),
+        (
+            "replace",
+            json!({"file_path": format!("{}/.coding-agent-rules.ya\u{0}ml", p.root.display()), "old_string": "a", "new_string": "b"}),
+        ),
+        // A `path` beside `dir_path` does not hide it.
+        (
+            "grep_search",
+            json!({"pattern": "x", "dir_path": "secrets", "path": "src"}),
+        ),
+    ] {
+        let payload = gemini_call(&p, tool, input.clone());
+        assert!(
+            denied(run(&p, HookAgent::Gemini, None, &payload)),
+            "{tool} {input}"
+        );
+    }
+}
+
+#[test]
+fn copilot_paths_as_one_string_is_judged() {
+    let p = Project::new(EXCLUDE);
+    // From a folder without secrets, the string names the one with them.
+    let mut payload = call(
+        &p,
+        "Grep",
+        json!({"pattern": "SECRET", "paths": "../secrets"}),
+    );
+    payload["cwd"] = json!(p.root.join("src"));
+    assert!(denied(run(&p, HookAgent::Copilot, None, &payload)));
+}
+
+#[test]
+fn opencode_mcp_resource_tools_belong_to_their_server() {
+    let p = Project::new("denied_tools: [\"github/*\"]\n");
+    for tool in ["read_mcp_resource", "list_mcp_resources"] {
+        let payload = call(
+            &p,
+            tool,
+            json!({"server": "github", "uri": "repo://o/r/contents/x"}),
+        );
+        assert!(
+            denied(run(&p, HookAgent::Opencode, None, &payload)),
+            "{tool}"
+        );
+    }
+}

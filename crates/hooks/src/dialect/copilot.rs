@@ -51,8 +51,13 @@ impl Dialect for Copilot {
         }
         // Grep and Glob name their scopes in `paths`.
         if let Some(args) = input.tool_input.as_mut().and_then(Value::as_object_mut)
-            && let Some(Value::Array(paths)) = args.get("paths").cloned()
+            && let Some(paths) = args.get("paths").cloned()
         {
+            // `string | string[]` in its schema.
+            let paths = match paths {
+                Value::Array(paths) => paths,
+                one => vec![one],
+            };
             // Every entry is judged: the first as the scope when none is
             // named, all of them among `files` (added to any already there).
             let paths: Vec<&str> = paths.iter().filter_map(Value::as_str).collect();
@@ -83,8 +88,10 @@ impl Dialect for Copilot {
                     json!(out.permission_decision_reason),
                 );
             }
+            // No decision with it: Copilot's `allow` would also skip its
+            // own approval of the command (its changelog), which agentctx
+            // has no business granting.
             (_, Some(args)) => {
-                flat.insert("permissionDecision".into(), json!("allow"));
                 flat.insert("modifiedArgs".into(), args.clone());
             }
             _ => {}

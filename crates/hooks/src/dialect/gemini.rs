@@ -72,6 +72,13 @@ impl Dialect for Gemini {
         let tool = input.tool_name.clone().unwrap_or_default();
         if let Some(args) = input.tool_input.as_mut().and_then(Value::as_object_mut) {
             if matches!(tool.as_str(), "Glob" | "Grep" | "LS") {
+                // Its schemas take extra arguments: a `path` beside
+                // `dir_path` is judged too, never in its place.
+                if args.contains_key("path")
+                    && let Some(Value::String(dir)) = args.get("dir_path").cloned()
+                {
+                    push_file(args, dir);
+                }
                 move_arg(args, "dir_path", "path");
             }
             // read_many_files: its `include` entries are paths and patterns.
@@ -185,43 +192,77 @@ impl Dialect for Gemini {
     }
 }
 
-/// The paths Gemini CLI opens for what a call names: it strips a leading
-/// `@` and decodes `%XX` (`resolveDefensiveToolPath`, `resolveToRealPath`,
-/// 0.61.0), so each such spelling is judged too (added to `files`). Its
-/// `replace` looks for a relative path that does not exist elsewhere in the
-/// workspace (`correctPath`): that call cannot be judged.
+/// Adds `path` to the call's `files` (judged with the tool's access).
+fn push_file(args: &mut serde_json::Map<String, Value>, path: String) {
+    let files = args
+        .entry("files")
+        .or_insert_with(|| Value::Array(Vec::new()));
+    if let Value::Array(files) = files {
+        files.push(json!({"path": path}));
+    }
+}
+
+/// The paths Gemini CLI may open for what a call names, each judged (added
+/// to `files`): as 0.61.0 resolves them, every NUL removed, a leading `@`
+/// and the `/` or `\` after it stripped (`resolveDefensiveToolPath`),
+/// `file://` and `%XX` decoded (`resolveToRealPath`). Its `replace` looks
+/// for a relative path that does not exist elsewhere in the workspace
+/// (`correctPath`): that call cannot be judged.
 fn spellings(input: &mut HookInput, native: &mut Native) {
     let cwd = input.cwd.clone().unwrap_or_default();
     let edit = input.tool_name.as_deref() == Some("Edit");
     let Some(args) = input.tool_input.as_mut().and_then(Value::as_object_mut) else {
         return;
     };
-    let mut extra = Vec::new();
-    for key in ["file_path", "path"] {
-        let Some(Value::String(path)) = args.get(key) else {
-            continue;
-        };
-        let stripped = path.strip_prefix('@').unwrap_or(path);
-        for spelling in [stripped.to_owned(), percent_decoded(stripped)] {
-            if spelling != *path && !extra.contains(&spelling) {
-                extra.push(spelling);
+    let mut named: Vec<(&str, String)> = ["file_path", "path", "dir_path"]
+        .iter()
+        .filter_map(|key| Some((*key, args.get(*key)?.as_str()?.to_owned())))
+        .collect();
+    if let Some(Value::Array(files)) = args.get("files") {
+        named.extend(
+            files
+                .iter()
+                .filter_map(|f| f.get("path")?.as_str())
+                .map(|p| ("files", p.to_owned())),
+        );
+    }
+    let mut extra: Vec<String> = Vec::new();
+    for (key, path) in &named {
+        let opened = opened_as(path);
+        for spelling in &opened {
+            if spelling != path && !extra.contains(spelling) {
+                extra.push(spelling.clone());
             }
         }
-        let relative = !Path::new(stripped).is_absolute() && !stripped.starts_with('~');
-        if edit && key == "file_path" && relative && !Path::new(&cwd).join(stripped).exists() {
+        let missing = opened.iter().all(|p| {
+            !Path::new(p).is_absolute() && !p.starts_with('~') && !Path::new(&cwd).join(p).exists()
+        });
+        if edit && *key == "file_path" && missing {
             native.unjudgeable = Some(format!(
                 "`{path}` does not exist here, and Gemini CLI would look for a file of that name elsewhere in the workspace; name the file by its full path"
             ));
         }
     }
-    if !extra.is_empty() {
-        let files = args
-            .entry("files")
-            .or_insert_with(|| Value::Array(Vec::new()));
-        if let Value::Array(files) = files {
-            files.extend(extra.into_iter().map(|p| json!({"path": p})));
-        }
+    for path in extra {
+        push_file(args, path);
     }
+}
+
+/// Every path Gemini CLI may open for `path` (itself first).
+fn opened_as(path: &str) -> Vec<String> {
+    let clean = path.replace('\0', "");
+    let mut out = vec![clean.clone()];
+    if let Some(rest) = clean.strip_prefix('@').filter(|r| !r.is_empty()) {
+        out.push(rest.trim_start_matches(['/', '\\']).to_owned());
+        out.push(rest.to_owned());
+    }
+    for spelling in out.clone() {
+        let url = spelling.strip_prefix("file://").unwrap_or(&spelling);
+        out.push(percent_decoded(url));
+    }
+    out.retain(|p| !p.is_empty());
+    out.dedup();
+    out
 }
 
 /// `%XX` sequences decoded (invalid ones kept as written).

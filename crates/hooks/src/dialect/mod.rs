@@ -114,6 +114,14 @@ pub(crate) trait Dialect: Sync {
         true
     }
 
+    /// Why a wrapped command would slip past the agent's own rules for
+    /// commands (opencode matches `permission.bash` patterns against the
+    /// command a plugin changed: `git push *` would no longer match
+    /// `agentctx exec ... -- 'git push'`); `None` when it has none.
+    fn own_command_rules(&self, _cwd: &Path, _env: &Environment) -> Option<String> {
+        None
+    }
+
     /// Its `permission_mode` values (or their absence) under which it runs
     /// commands without asking the user.
     fn never_asks(&self, mode: Option<&str>) -> bool {

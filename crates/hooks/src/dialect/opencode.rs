@@ -11,6 +11,9 @@
 //! the arguments with `updatedInput`, and appends context to the tool's
 //! output or the system prompt.
 
+use std::path::{Path, PathBuf};
+
+use agentctx_config::Environment;
 use agentctx_types::HookInput;
 use serde_json::{Value, json};
 
@@ -38,13 +41,35 @@ const TOOLS: [(&str, &str); 14] = [
     ("skill", "Skill"),
 ];
 
+/// opencode's tools that read an MCP server's resources, `{server, uri}`.
+const RESOURCE_TOOLS: [&str; 3] = [
+    "read_mcp_resource",
+    "list_mcp_resources",
+    "list_mcp_resource_templates",
+];
+
 impl Dialect for Opencode {
     fn normalize(&self, input: &mut HookInput, _: Option<&str>) -> Native {
         let mut native = Native::default();
         rename_tool(input, &TOOLS, &mut native);
+        // Its MCP resource tools name their server in `server`: they are
+        // that server's (`github/*` in the rules covers them).
+        if let Some(name) = input.tool_name.clone()
+            && RESOURCE_TOOLS.contains(&name.as_str())
+            && let Some(server) = input
+                .tool_input
+                .as_ref()
+                .and_then(|i| i.get("server"))
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        {
+            input.tool_name = Some(format!("mcp__{server}__{name}"));
+            native.tool = Some(name);
+        }
         // Any other name with `_` is an MCP tool, `<server>_<tool>`: its
         // every path argument is judged, and rules may name any split.
-        if let Some(name) = input.tool_name.clone()
+        if native.tool.is_none()
+            && let Some(name) = input.tool_name.clone()
             && !TOOLS.iter().any(|(own, _)| *own == name)
             && let Some((first, others)) = super::mcp_splits(&name, '_')
         {
@@ -60,6 +85,16 @@ impl Dialect for Opencode {
             task_result(input);
         }
         native
+    }
+
+    fn own_command_rules(&self, cwd: &Path, env: &Environment) -> Option<String> {
+        let file = config_files(cwd, env)
+            .into_iter()
+            .find(|file| has_bash_rules(file))?;
+        Some(format!(
+            "opencode's own rules for commands ({}: permission.bash) would judge agentctx's wrapper instead of the command, so the command is not wrapped in the sandbox",
+            file.display()
+        ))
     }
 
     /// opencode resolves `~` as a folder name (`path.resolve`).
@@ -83,6 +118,46 @@ impl Dialect for Opencode {
             },
             why: "opencode loads AGENTS.md from the cwd up to the root itself, and after a read those below the cwd (never a sibling's): those are left out".to_owned(),
         })
+    }
+}
+
+/// opencode's config files: the user's, `$OPENCODE_CONFIG`, and each
+/// `opencode.json(c)` (and `.opencode/opencode.json(c)`) from the cwd up to
+/// the git root.
+fn config_files(cwd: &Path, env: &Environment) -> Vec<PathBuf> {
+    let names = ["opencode.json", "opencode.jsonc", "config.json"];
+    let mut files: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = env.xdg_dir("XDG_CONFIG_HOME", ".config") {
+        files.extend(names.iter().map(|n| dir.join("opencode").join(n)));
+    }
+    if let Some(file) = env.get("OPENCODE_CONFIG") {
+        files.push(PathBuf::from(file));
+    }
+    for dir in cwd.ancestors() {
+        for name in &names[..2] {
+            files.push(dir.join(name));
+            files.push(dir.join(".opencode").join(name));
+        }
+        if dir.join(".git").exists() {
+            break;
+        }
+    }
+    files
+}
+
+/// Whether an opencode config sets `permission.bash` patterns (an object
+/// with any key but `*`). One it cannot read (comments, a parse error)
+/// counts when it names `bash` under `permission` at all.
+fn has_bash_rules(file: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return false;
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(value) => value
+            .pointer("/permission/bash")
+            .and_then(Value::as_object)
+            .is_some_and(|rules| rules.keys().any(|k| k != "*")),
+        Err(_) => text.contains("\"permission\"") && text.contains("\"bash\""),
     }
 }
 

@@ -85,12 +85,20 @@ impl Call<'_> {
         };
         // An agent that does not take a changed command cannot run it in
         // the sandbox: as written where the sandbox is optional, else not.
-        let run = match run {
-            crate::exec::ShellRun::Sandboxed(_) if !self.dialect.rewrites_input() => {
-                let why = format!(
-                    "{} does not run a command a hook changed, so it cannot be wrapped in the sandbox",
-                    self.agent
-                );
+        // Nor one whose own per-command rules (opencode's `permission.bash`)
+        // would then judge the wrapper instead of the command.
+        let unwrappable = match &run {
+            crate::exec::ShellRun::Sandboxed(_) if !self.dialect.rewrites_input() => Some(format!(
+                "{} does not run a command a hook changed, so it cannot be wrapped in the sandbox",
+                self.agent
+            )),
+            crate::exec::ShellRun::Sandboxed(_) => {
+                self.dialect.own_command_rules(self.cwd, self.host.env)
+            }
+            _ => None,
+        };
+        let run = match (run, unwrappable) {
+            (_, Some(why)) => {
                 if crate::exec::sandbox_optional(self.host, &rules) {
                     crate::exec::ShellRun::Plain(format!(
                         "{why}; sandbox: auto checks it by its words"
@@ -99,7 +107,7 @@ impl Call<'_> {
                     crate::exec::ShellRun::Refused(why)
                 }
             }
-            run => run,
+            (run, None) => run,
         };
         if shell {
             match &run {

@@ -262,6 +262,17 @@ pub enum SettingsError {
     /// Not TOML.
     #[error("not valid TOML ({0})")]
     Toml(#[source] toml_edit::TomlError),
+    /// A symbolic link to a file outside the place it belongs to.
+    #[error("is a symbolic link to {}, outside {}; not following it", .target.display(), .base.display())]
+    LinkOutside {
+        /// Where it points.
+        target: PathBuf,
+        /// The folder it must stay in.
+        base: PathBuf,
+    },
+    /// A file of agentctx's name that agentctx did not write.
+    #[error("is not agentctx's (it lacks the header install writes); not replacing it")]
+    NotOurs,
     /// JSON whose top level is not an object.
     #[error("does not hold a JSON object")]
     NotAnObject,
@@ -327,13 +338,37 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
 }
 
 /// A settings file's real location: a symlink is followed, so that the
-/// link (a dotfiles setup) stays a link.
-fn real_path(path: &Path) -> PathBuf {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
-        }
-        _ => path.to_path_buf(),
+/// link (a dotfiles setup) stays a link, but only to a file in the same
+/// place: the project's own files stay in the project, the user's in the
+/// home folder (a cloned repository's `.opencode/plugin/agentctx.js ->
+/// ~/.bashrc` must not have install write the user's startup file).
+fn real_path(path: &Path, places: &Places) -> Result<PathBuf, InstallError> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(path.to_path_buf());
+    };
+    if !meta.file_type().is_symlink() {
+        return Ok(path.to_path_buf());
+    }
+    let Ok(target) = std::fs::canonicalize(path) else {
+        // A dangling link is replaced, not followed.
+        return Ok(path.to_path_buf());
+    };
+    let root = std::fs::canonicalize(&places.root).unwrap_or_else(|_| places.root.clone());
+    let home = places
+        .home
+        .as_ref()
+        .map(|h| std::fs::canonicalize(h).unwrap_or_else(|_| h.clone()));
+    let within = if path.starts_with(&places.root) {
+        Some(root)
+    } else {
+        home.filter(|_| places.home.as_ref().is_some_and(|h| path.starts_with(h)))
+    };
+    match within {
+        Some(base) if !target.starts_with(&base) => Err(InstallError::Invalid {
+            path: path.to_path_buf(),
+            source: SettingsError::LinkOutside { target, base },
+        }),
+        _ => Ok(target),
     }
 }
 
@@ -414,7 +449,12 @@ fn edit(
             adding,
             kind == FileKind::CopilotHooksFile,
         ),
-        FileKind::OpencodePlugin => Ok(opencode::plugin(&request.program, parts.hooks && adding)),
+        // A plugin of that name that is not agentctx's is left alone.
+        FileKind::OpencodePlugin => match text {
+            Some(t) if !opencode::is_ours(t) && adding => Err(SettingsError::NotOurs),
+            Some(t) if !opencode::is_ours(t) => Ok(t.to_owned()),
+            _ => Ok(opencode::plugin(&request.program, parts.hooks && adding)),
+        },
         FileKind::CodexProjectConfig if parts.codex_profile => {
             let entries = request.codex_profile.as_deref().unwrap_or_default();
             codex::edit_codex_profile(text, entries, adding)
@@ -461,7 +501,7 @@ pub fn plan_install(request: &Request, places: &Places) -> Result<Vec<FileChange
     let mut changes: Vec<FileChange> = Vec::new();
     let mut trust = TrustEntries::new();
     for Target { path, kind, parts } in targets(request, places, true)? {
-        let path = real_path(&path);
+        let path = real_path(&path, places)?;
         let before = read(&path)?;
         // A `context.fileName` that already names AGENTS.md is the user's:
         // uninstall must not take it out.
@@ -518,7 +558,7 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
     let mut changes = Vec::new();
     let mut trust = TrustEntries::new();
     for Target { path, kind, parts } in targets(request, places, false)? {
-        let path = real_path(&path);
+        let path = real_path(&path, places)?;
         let before = read(&path)?;
         if kind == FileKind::CodexHooks {
             trust = codex_trust_entries(&path, before.as_deref().unwrap_or(""));

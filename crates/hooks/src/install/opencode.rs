@@ -7,6 +7,14 @@
 /// The plugin's file name.
 pub(super) const PLUGIN_FILE: &str = "agentctx.js";
 
+/// The first line of the plugin: what makes a file of its name agentctx's.
+const HEADER: &str = "// agentctx for opencode: written by `agentctx install opencode`, removed by";
+
+/// Whether `text` is agentctx's plugin.
+pub(super) fn is_ours(text: &str) -> bool {
+    text.starts_with(HEADER)
+}
+
 /// The plugin's text for `program`; empty when uninstalling (the file is
 /// agentctx's alone).
 pub(super) fn plugin(program: &str, adding: bool) -> String {

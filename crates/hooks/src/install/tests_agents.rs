@@ -189,3 +189,44 @@ fn qwen_gets_claude_shaped_hooks() {
     run(&r, &p, false);
     assert!(!settings.exists());
 }
+
+#[test]
+fn a_project_link_to_a_file_outside_the_project_is_not_followed() {
+    let (dir, p) = places();
+    let victim = dir.path().join("home/.bashrc");
+    std::fs::write(&victim, "export PS1=mine\n").unwrap();
+    let link = p.root.join(".opencode/plugin/agentctx.js");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let r = request(Agent::Opencode, Scope::Project);
+    let error = plan_install(&r, &p).unwrap_err().to_string();
+    assert!(
+        error.contains("symbolic link") && error.contains("not following"),
+        "{error}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "export PS1=mine\n"
+    );
+    assert!(plan_uninstall(&r, &p).is_err());
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "export PS1=mine\n"
+    );
+}
+
+#[test]
+fn a_plugin_of_agentctxs_name_that_is_not_agentctxs_is_left_alone() {
+    let (_dir, p) = places();
+    let plugin = p.root.join(".opencode/plugin/agentctx.js");
+    std::fs::create_dir_all(plugin.parent().unwrap()).unwrap();
+    std::fs::write(&plugin, "export const Mine = 1;\n").unwrap();
+    let r = request(Agent::Opencode, Scope::Project);
+    let error = plan_install(&r, &p).unwrap_err().to_string();
+    assert!(error.contains("not agentctx's"), "{error}");
+    run(&r, &p, false);
+    assert_eq!(
+        std::fs::read_to_string(&plugin).unwrap(),
+        "export const Mine = 1;\n"
+    );
+}
