@@ -1,6 +1,7 @@
-//! `agentctx mcp` in the agents that get no agentctx hooks yet: opencode,
-//! GitHub Copilot CLI and Qwen Code (against the mock's Chat Completions
-//! API) and Gemini CLI (against its `streamGenerateContent`). Each test
+//! `agentctx mcp` in opencode, GitHub Copilot CLI and Qwen Code (against
+//! the mock's Chat Completions API) and Gemini CLI (against its
+//! `streamGenerateContent`), beside agentctx's hooks: asking `rules_check`
+//! about an excluded file is answered, not denied as a read. Each test
 //! registers the server with `agentctx install <agent> --mcp`, runs the
 //! real CLI with a scripted model that calls `agents_resolve` and
 //! `rules_check` under the agent's own name for MCP tools, asserts on what

@@ -606,3 +606,53 @@ fn opencode_mcp_resource_tools_belong_to_their_server() {
         );
     }
 }
+
+#[test]
+fn asking_agentctx_about_an_excluded_file_is_not_reading_it() {
+    let p = Project::new(EXCLUDE);
+    for (agent, tool) in [
+        (HookAgent::Claude, "mcp__agentctx__rules_check"),
+        (HookAgent::Copilot, "agentctx-rules_check"),
+        (HookAgent::Opencode, "agentctx_rules_check"),
+        (HookAgent::Qwen, "mcp__agentctx__agents_resolve"),
+    ] {
+        let payload = call(
+            &p,
+            tool,
+            json!({"path": "secrets/key", "paths": ["secrets/key"]}),
+        );
+        assert_eq!(run(&p, agent, None, &payload), None, "{agent} {tool}");
+    }
+    // Another tool of another server naming it is judged.
+    let payload = call(&p, "mcp__fs__read_file", json!({"path": "secrets/key"}));
+    assert!(denied(run(&p, HookAgent::Claude, None, &payload)));
+}
+
+#[test]
+fn a_changed_agents_md_is_news_even_where_the_agent_loads_nested_files() {
+    let p = Project::new("");
+    p.file("lib/AGENTS.md", "LIB\n");
+    p.file("lib/util.ts", "x\n");
+    let mut post = recorded(&p, "copilot-cli-1.0.102", "PostToolUse-Read.json");
+    set(
+        &mut post,
+        "/tool_input/path",
+        json!(p.root.join("lib/util.ts")),
+    );
+    // Copilot CLI gave the body with its view: nothing from agentctx.
+    assert_eq!(run(&p, HookAgent::Copilot, None, &post), None);
+    // Changed since: Copilot never gives it again, agentctx says so once.
+    let file = p.root.join("lib/AGENTS.md");
+    std::fs::write(&file, "LIB, CHANGED\n").unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let reply = run(&p, HookAgent::Copilot, None, &post).expect("the change");
+    let text = reply["additionalContext"].as_str().unwrap();
+    assert!(text.contains("lib/AGENTS.md"), "{text}");
+    assert_eq!(run(&p, HookAgent::Copilot, None, &post), None, "once");
+}

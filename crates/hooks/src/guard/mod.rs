@@ -31,6 +31,10 @@ pub enum Verdict {
     Deny(String),
 }
 
+/// agentctx's MCP tools (server `agentctx`, as `install --mcp` names it)
+/// whose path arguments are questions: they open no file they name.
+const OWN_QUESTIONS: [&str; 2] = ["agentctx/rules_check", "agentctx/agents_resolve"];
+
 /// How many files a glob pattern may match before it is judged as a
 /// search of the folder it starts in.
 const MAX_GLOB_MATCHES: usize = 4_096;
@@ -89,6 +93,13 @@ impl Guard<'_> {
         notes.push(format!("tool {normalized}: {}", decision.message));
         if !decision.allowed {
             return self.deny(&decision);
+        }
+        // agentctx's own MCP tools that answer about a path without opening
+        // it (what the rules say, which AGENTS.md apply): a question about
+        // an excluded file is not a read of it.
+        if OWN_QUESTIONS.contains(&normalized.as_str()) {
+            notes.push(format!("{normalized} reads no file it names"));
+            return Verdict::Allow;
         }
         if let Some(problem) = targets::unreadable_shape(input) {
             notes.push(format!("tool input not read: {problem}"));
