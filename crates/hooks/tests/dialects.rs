@@ -656,3 +656,51 @@ fn a_changed_agents_md_is_news_even_where_the_agent_loads_nested_files() {
     assert!(text.contains("lib/AGENTS.md"), "{text}");
     assert_eq!(run(&p, HookAgent::Copilot, None, &post), None, "once");
 }
+
+// A third pass (2026-11-26).
+
+#[test]
+fn qwen_gets_the_context_with_the_prompt_after_each_start_it_drops() {
+    let p = Project::new(EXCLUDE);
+    let prompt = recorded(&p, "qwen-code-0.15.10", "UserPromptSubmit.json");
+    let start = |source: &str| {
+        let mut start = prompt.clone();
+        start["hook_event_name"] = json!("SessionStart");
+        start["source"] = json!(source);
+        start
+    };
+    let given = |p: &Project| {
+        run(p, HookAgent::Qwen, None, &prompt).is_some_and(|r| {
+            r["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .is_some_and(|t| t.contains("[project_files"))
+        })
+    };
+    // Interactive: SessionStart fires (its answer is dropped), then the prompt.
+    run(&p, HookAgent::Qwen, None, &start("startup"));
+    assert!(given(&p), "the first prompt");
+    assert!(!given(&p), "once");
+    run(&p, HookAgent::Qwen, None, &start("compact"));
+    assert!(given(&p), "after a compaction");
+    run(&p, HookAgent::Qwen, None, &start("resume"));
+    assert!(!given(&p), "a resumed conversation keeps it");
+}
+
+#[test]
+fn a_resumed_opencode_task_is_captured_again() {
+    let p = Project::new("");
+    let mut first = opencode_payload(&p, "tool.execute.after-task.json");
+    run(&p, HookAgent::Opencode, None, &first);
+    first["tool_use_id"] = json!("call_resumed");
+    first["tool_response"]["output"] = json!(
+        "<task id=\"x\" state=\"completed\">\n<task_result>\nTHE SECOND RUN\n</task_result>\n</task>"
+    );
+    run(&p, HookAgent::Opencode, None, &first);
+    let captures: Vec<String> = walkdir(&p.home.join(".agent-kit/MEMORY"))
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "md"))
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
+    assert_eq!(captures.len(), 2, "{captures:#?}");
+    assert!(captures.iter().any(|c| c.contains("THE SECOND RUN")));
+}

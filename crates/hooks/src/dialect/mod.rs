@@ -82,8 +82,9 @@ pub(crate) trait Dialect: Sync {
         true
     }
 
-    /// Its `SessionStart` may not fire (Qwen Code in `-p`): the first
-    /// prompt of a session without state gives the initial context.
+    /// Its `SessionStart` context never reaches the model (Qwen Code
+    /// fires the event and drops the answer; in `-p` it does not fire it):
+    /// the first prompt of a session, and after a compaction, gives it.
     fn start_may_be_missed(&self) -> bool {
         false
     }

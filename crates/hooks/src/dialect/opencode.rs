@@ -162,7 +162,7 @@ fn has_bash_rules(file: &Path) -> bool {
 }
 
 /// The `task` tool's output in the shared shape: the text inside
-/// `<task_result>`, the child session as the sub-agent.
+/// `<task_result>`, the child session and the call as the sub-agent's run.
 fn task_result(input: &mut HookInput) {
     let Some(response) = input.tool_response.as_ref() else {
         return;
@@ -178,10 +178,15 @@ fn task_result(input: &mut HookInput) {
         }
         _ => output.to_owned(),
     };
+    // A child session can be resumed (`task_id`): each run is its call's.
     let child = response
         .get("metadata")
         .and_then(|m| m.get("sessionId"))
-        .cloned();
+        .and_then(Value::as_str)
+        .map(|child| match input.tool_use_id.as_deref() {
+            Some(call) => format!("{child}:{call}"),
+            None => child.to_owned(),
+        });
     let agent_type = input
         .tool_input
         .as_ref()

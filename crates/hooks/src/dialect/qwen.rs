@@ -1,8 +1,11 @@
 //! Qwen Code 0.15.10: Claude Code's event names and payload shapes with
 //! Gemini CLI's tool names (`read_file`, `run_shell_command`, `agent`);
 //! replies in Claude Code's shape, where context is escaped, so it is
-//! written as plain text. `SessionStart` does not fire in `-p`: the first
-//! prompt of a session gives the initial context then. A sub-agent's tool
+//! written as plain text. Its `SessionStart` answer never reaches the model
+//! (it fires the event without reading the answer, and not at all in `-p`:
+//! source `cli.js` of 0.15.10, and measured): the first prompt of a
+//! session, and the first after a compaction or `/clear`, gives the
+//! initial context. A sub-agent's tool
 //! calls carry the parent's session and no `agent_id`; its `SubagentStop`
 //! carries its answer.
 

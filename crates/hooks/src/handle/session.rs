@@ -15,6 +15,20 @@ impl Call<'_> {
             crate::codex_profile::refresh(self.host, &mut outcome.notes);
         }
         let source = self.input.source.as_deref().unwrap_or("startup");
+        // Where the agent drops this event's context, the next prompt
+        // gives it: a new conversation, a compacted or cleared one has
+        // none (a resumed one keeps what its earlier prompts were given).
+        if self.dialect.start_may_be_missed()
+            && self.input.hook_event_name.as_deref() == Some("SessionStart")
+            && source != "resume"
+            && let Some(marker) = self.start_marker()
+        {
+            let _ = std::fs::remove_file(&marker);
+            outcome.note(format!(
+                "{} drops SessionStart's context: the next prompt gives it",
+                self.agent
+            ));
+        }
         let decision = self.loader();
         outcome.note(decision.why);
         let loader = decision.loader;
@@ -175,20 +189,38 @@ impl Call<'_> {
     /// The first prompt of a session (and the first after it was given its
     /// context again) carries the user-message parts (`prompt.rs`).
     pub(super) fn user_prompt_submit(&self, outcome: &mut HookOutcome) {
-        // An agent whose SessionStart may not fire (Qwen Code in `-p`):
-        // the first prompt of a session with no state starts it.
+        // An agent that drops SessionStart's context (Qwen Code: it fires
+        // the event and ignores the answer; in `-p` it does not fire it):
+        // the first prompt of a session, and the first after a compaction
+        // or `/clear`, gives the initial context (a marker beside the
+        // session's state, created exclusively).
         if self.dialect.start_may_be_missed()
-            && let Some(store) = self.store(outcome)
-            && !store.path().exists()
+            && let Some(marker) = self.start_marker()
         {
-            outcome.note(
-                "no SessionStart for this session: its first prompt gives the initial context",
-            );
-            self.session_start(outcome);
-            if let Some(reply) = outcome.reply.as_mut() {
-                reply.hook_specific_output.hook_event_name = "UserPromptSubmit".to_owned();
+            if let Some(dir) = marker.parent() {
+                let _ = std::fs::create_dir_all(dir);
             }
-            return;
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&marker)
+            {
+                Ok(_) => {
+                    outcome.note(
+                        "the session's context is not with the model yet: this prompt gives it",
+                    );
+                    self.session_start(outcome);
+                    if let Some(reply) = outcome.reply.as_mut() {
+                        reply.hook_specific_output.hook_event_name = "UserPromptSubmit".to_owned();
+                    }
+                    return;
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(error) => outcome.note(format!(
+                    "{}: {error}: the context is not given with the prompt",
+                    marker.display()
+                )),
+            }
         }
         if self.agent == HookAgent::Claude {
             return outcome
@@ -201,6 +233,12 @@ impl Call<'_> {
         {
             outcome.reply = Some(HookReply::context("UserPromptSubmit", text));
         }
+    }
+
+    /// The marker of a session whose initial context went with a prompt.
+    fn start_marker(&self) -> Option<std::path::PathBuf> {
+        let (dir, stem) = self.host.session_files(self.input)?;
+        Some(dir.join(format!("{stem}.start-context")))
     }
 
     /// [`crate::prompt::defer_user_parts`] for this call's session, for

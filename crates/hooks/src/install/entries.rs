@@ -98,8 +98,20 @@ pub(super) fn add_entries(
         };
         if shape.grouped {
             for entry in list.iter_mut() {
+                // Only a group every call reaches keeps agentctx's entry: one
+                // left under a narrower matcher (`run_shell_command`) would
+                // see only those calls.
+                let every_call = match entry.get("matcher") {
+                    None => true,
+                    Some(Value::String(matcher)) => matcher.is_empty() || matcher == "*",
+                    Some(_) => false,
+                };
                 if let Some(inner) = entry.get_mut("hooks").and_then(Value::as_array_mut) {
-                    inner.retain_mut(&mut update);
+                    if every_call {
+                        inner.retain_mut(&mut update);
+                    } else {
+                        inner.retain(|hook| !ours(hook));
+                    }
                 }
             }
             list.retain(|entry| {

@@ -12,9 +12,14 @@ const PROGRAM = __AGENTCTX_PROGRAM__;
 
 export const AgentctxPlugin = async ({ directory }) => {
   // Sub-agents run in child sessions: their calls are the parent's
-  // session's, with the child as the sub-agent.
+  // session's, with the child as the sub-agent. A session this process did
+  // not see start (a task resumed by its `task_id`, a grandchild) belongs
+  // to the session this process works in: the model never picks the
+  // session whose rules judge its calls.
   const parents = new Map();
   const agentTypes = new Map();
+  const mains = new Set();
+  let current = null;
   // Each session's start context, asked for once per opencode process.
   const started = new Map();
 
@@ -41,11 +46,19 @@ export const AgentctxPlugin = async ({ directory }) => {
     }
   };
 
+  const root = (sessionID) => {
+    let id = sessionID;
+    for (let depth = 0; parents.has(id) && depth < 64; depth++) id = parents.get(id);
+    return id;
+  };
   const who = (sessionID) => {
-    const parent = parents.get(sessionID);
-    return parent
-      ? { session_id: parent, agent_id: sessionID, agent_type: agentTypes.get(sessionID) ?? "" }
-      : { session_id: sessionID };
+    if (parents.has(sessionID)) {
+      return { session_id: root(sessionID), agent_id: sessionID, agent_type: agentTypes.get(sessionID) ?? "" };
+    }
+    if (mains.has(sessionID) || current === null) {
+      return { session_id: sessionID };
+    }
+    return { session_id: current, agent_id: sessionID, agent_type: "" };
   };
 
   return {
@@ -60,10 +73,17 @@ export const AgentctxPlugin = async ({ directory }) => {
     "experimental.chat.system.transform": async (input, output) => {
       const id = input?.sessionID;
       if (!id || !Array.isArray(output?.system)) return;
+      // The first session this process prompts with no parent is the
+      // one it works in.
+      if (!parents.has(id) && current === null) {
+        current = id;
+        mains.add(id);
+      }
       if (!started.has(id)) {
-        const event = parents.has(id) ? "SubagentStart" : "SessionStart";
+        const event = who(id).agent_id ? "SubagentStart" : "SessionStart";
         const reply = hook({ ...who(id), hook_event_name: event, source: "startup" });
-        started.set(id, reply.additionalContext ?? "");
+        // Asked again at the next request when agentctx could not answer.
+        if (!reply.failed) started.set(id, reply.additionalContext ?? "");
       }
       const text = started.get(id);
       if (text) output.system.push(text);

@@ -230,3 +230,66 @@ fn a_plugin_of_agentctxs_name_that_is_not_agentctxs_is_left_alone() {
         "export const Mine = 1;\n"
     );
 }
+
+// A third attack pass (2026-11-26).
+
+#[test]
+fn an_entry_left_under_a_narrower_matcher_moves_to_one_every_call_reaches() {
+    let (_dir, p) = places();
+    let settings = p.home.as_ref().unwrap().join(".gemini/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let narrow = json!({"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
+        {"type": "command", "command": "/usr/local/bin/mine"},
+        {"type": "command", "command": "'/opt/old/agentctx' hook --agent gemini"},
+    ]}]}});
+    std::fs::write(&settings, narrow.to_string()).unwrap();
+    run(&request(Agent::Gemini, Scope::User), &p, true);
+    let groups = read_json(&settings)["hooks"]["BeforeTool"].clone();
+    let groups = groups.as_array().unwrap();
+    assert_eq!(groups.len(), 2, "{groups:?}");
+    assert_eq!(groups[0]["matcher"], "run_shell_command");
+    assert_eq!(
+        groups[0]["hooks"].as_array().unwrap().len(),
+        1,
+        "theirs stays"
+    );
+    assert_eq!(groups[1]["matcher"], "*");
+    assert!(
+        groups[1]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .contains("/opt/agentctx/bin/agentctx")
+    );
+}
+
+#[test]
+fn a_write_that_fails_leaves_no_record_claiming_it() {
+    let (dir, p) = places();
+    // A file where its folder would be: the write fails.
+    let blocker = dir.path().join("home/.gemini");
+    std::fs::write(&blocker, "not a folder").unwrap();
+    let path = blocker.join("settings.json");
+    let change = FileChange {
+        path: path.clone(),
+        before: None,
+        after: Some("{}\n".into()),
+        how: ChangeKind::Installed,
+        parts_after: Parts {
+            hooks: true,
+            context_file_name: true,
+            ..Parts::default()
+        },
+        manifest: Some(Manifest::new(
+            &path,
+            None,
+            Parts {
+                hooks: true,
+                context_file_name: true,
+                ..Parts::default()
+            },
+            "{}\n",
+        )),
+    };
+    assert!(apply(&[change], &p).is_err());
+    assert!(Manifest::load(&p.manifests, &path).unwrap().is_none());
+}

@@ -13,32 +13,22 @@ pub fn apply(changes: &[FileChange], places: &Places) -> Result<(), InstallError
     // and `.codex/config.toml`).
     let mut emptied: Vec<PathBuf> = Vec::new();
     for change in changes {
+        // The record as it was, put back when the write fails: a manifest
+        // must not claim what install never wrote (its uninstall would take
+        // the user's own setting out).
+        let previous = Manifest::load(&places.manifests, &change.path)?;
         if let Some(manifest) = &change.manifest
             && change.parts_after.any()
         {
             manifest.save(&places.manifests)?;
         }
-        if !change.is_unchanged() {
-            match (&change.after, &change.manifest) {
-                (Some(text), manifest) => {
-                    let mode = match change.how {
-                        ChangeKind::Restored => manifest.as_ref().and_then(|m| m.original_mode),
-                        _ => None,
-                    };
-                    let created = write_atomically(&change.path, text, mode)?;
-                    if let (Some(m), false) = (manifest, created.is_empty()) {
-                        let mut m = m.clone();
-                        m.created_dirs.extend(created);
-                        m.save(&places.manifests)?;
-                    }
-                }
-                (None, manifest) => {
-                    remove_file(&change.path)?;
-                    if let Some(m) = manifest {
-                        emptied.extend(m.created_dirs.iter().cloned());
-                    }
-                }
+        let written = write_change(change, places, &mut emptied);
+        if let Err(error) = written {
+            match previous {
+                Some(previous) => previous.save(&places.manifests)?,
+                None => Manifest::remove(&places.manifests, &change.path)?,
             }
+            return Err(error);
         }
         if !change.parts_after.any() {
             Manifest::remove(&places.manifests, &change.path)?;
@@ -48,6 +38,38 @@ pub fn apply(changes: &[FileChange], places: &Places) -> Result<(), InstallError
     emptied.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
     for dir in emptied {
         let _ = std::fs::remove_dir(dir);
+    }
+    Ok(())
+}
+
+/// One file's change.
+fn write_change(
+    change: &FileChange,
+    places: &Places,
+    emptied: &mut Vec<PathBuf>,
+) -> Result<(), InstallError> {
+    if change.is_unchanged() {
+        return Ok(());
+    }
+    match (&change.after, &change.manifest) {
+        (Some(text), manifest) => {
+            let mode = match change.how {
+                ChangeKind::Restored => manifest.as_ref().and_then(|m| m.original_mode),
+                _ => None,
+            };
+            let created = write_atomically(&change.path, text, mode)?;
+            if let (Some(m), false) = (manifest, created.is_empty()) {
+                let mut m = m.clone();
+                m.created_dirs.extend(created);
+                m.save(&places.manifests)?;
+            }
+        }
+        (None, manifest) => {
+            remove_file(&change.path)?;
+            if let Some(m) = manifest {
+                emptied.extend(m.created_dirs.iter().cloned());
+            }
+        }
     }
     Ok(())
 }
