@@ -76,3 +76,38 @@ fn opencode_bash_rules_keep_the_command_as_written() {
     );
     assert!(!shell(&t, "opencode", "bash", "o3").contains("exec --session"));
 }
+
+fn qwen_shell(t: &TestEnv, session: &str, command: &str) -> String {
+    let payload = json!({
+        "session_id": session, "cwd": t.project, "hook_event_name": "PreToolUse",
+        "permission_mode": "yolo", "tool_name": "run_shell_command",
+        "tool_input": {"command": command},
+    });
+    agentctx_with_input(t, &["hook", "--agent", "qwen"], &payload.to_string())
+}
+
+/// Qwen Code does not run a command a hook changed, so no sandbox: under
+/// rules that restrict files, a command line whose words cannot show what
+/// it opens is denied (it read `secrets/` before, 2026-11-26).
+#[test]
+fn qwen_commands_whose_words_cannot_show_their_files_are_denied_under_rules() {
+    assert!(
+        bubblewrap(),
+        "these tests need bubblewrap (.ci/run installs it)"
+    );
+    let t = project();
+    for command in [
+        "python3 -c \"print(open('secrets/key.txt').read())\"",
+        "xargs cat <<< secrets/key.txt",
+        "cat $(echo secrets)/key.txt",
+    ] {
+        let answer = qwen_shell(&t, "q1", command);
+        assert!(answer.contains("\"deny\""), "{command}: {answer}");
+        assert!(answer.contains("checked on its words alone"), "{answer}");
+    }
+    assert_eq!(qwen_shell(&t, "q1", "cat README.md"), "");
+    // Without rules that restrict files there is nothing to hide.
+    let t = TestEnv::new();
+    t.write("project/.git/HEAD", "ref: refs/heads/main\n");
+    assert_eq!(qwen_shell(&t, "q2", "python3 -c 'print(1)'"), "");
+}

@@ -95,16 +95,22 @@ fn scenario(agent: &Agent) -> (Sandbox, Vec<Value>) {
     let main = format!("E2E-HOOKS:{}", agent.name);
     let sub = format!("E2E-SUB:{}", agent.name);
     let answer = format!("SUB-AGENT-ANSWER-{}", agent.name);
+    // Where the agent runs a changed command, the line says whether it
+    // ran in the sandbox; where it does not (Qwen Code), a line with words
+    // only known at run time is denied under these rules, so it is plain.
+    let tools = s.root.join("tools/run.sh").display().to_string();
+    let allowed_command = if agent.sandboxed {
+        format!("cat {tools}; echo \"in-sandbox:${{AGENTCTX_COMMAND:+yes}}\"")
+    } else {
+        format!("cat {tools}")
+    };
     let mock = MockApi::start(
         Script::new()
             .conversation(
                 &main,
                 vec![
                     vec![(agent.read)(&s.root.join("packages/web/src/app.tsx"))],
-                    vec![(agent.shell)(&format!(
-                        "cat {}; echo \"in-sandbox:${{AGENTCTX_COMMAND:+yes}}\"",
-                        s.root.join("tools/run.sh").display()
-                    ))],
+                    vec![(agent.shell)(&allowed_command)],
                     vec![(agent.read)(&s.root.join("secrets/token.txt"))],
                     vec![(agent.shell)(&format!(
                         "cat {}",

@@ -704,3 +704,81 @@ fn a_resumed_opencode_task_is_captured_again() {
     assert_eq!(captures.len(), 2, "{captures:#?}");
     assert!(captures.iter().any(|c| c.contains("THE SECOND RUN")));
 }
+
+// Before stopping (2026-11-26): a careless or prompt-injected agent's moves
+// through each dialect. They hold; the tests keep them held.
+
+/// Each agent's read of `path`, in its own payload shape.
+fn read_call(agent: HookAgent, session: &str, cwd: &std::path::Path, path: &str) -> Value {
+    let (event, tool, input) = match agent {
+        HookAgent::Gemini => ("BeforeTool", "read_file", json!({"file_path": path})),
+        HookAgent::Copilot => ("PreToolUse", "Read", json!({"path": path})),
+        HookAgent::Opencode => ("PreToolUse", "read", json!({"filePath": path})),
+        _ => ("PreToolUse", "read_file", json!({"file_path": path})),
+    };
+    json!({
+        "session_id": session, "cwd": cwd, "hook_event_name": event,
+        "tool_name": tool, "tool_input": input,
+    })
+}
+
+const OTHERS: [HookAgent; 4] = [
+    HookAgent::Gemini,
+    HookAgent::Copilot,
+    HookAgent::Opencode,
+    HookAgent::Qwen,
+];
+
+#[test]
+fn a_sessions_rules_hold_when_its_cwd_moves_to_a_project_without_rules() {
+    let p = Project::new(EXCLUDE);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let other = std::fs::canonicalize(elsewhere.path()).unwrap();
+    std::fs::create_dir_all(other.join(".git")).unwrap();
+    std::fs::write(other.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    let secret = p.root.join("secrets/key").display().to_string();
+    for agent in OTHERS {
+        let session = format!("moved-{agent}");
+        // The session starts in the project, then its calls name another.
+        let first = read_call(agent, &session, &p.root, "README.md");
+        assert_eq!(run(&p, agent, None, &first), None, "{agent}");
+        let moved = read_call(agent, &session, &other, &secret);
+        assert!(denied(run(&p, agent, None, &moved)), "{agent}");
+    }
+}
+
+#[test]
+fn a_sub_agent_in_another_folder_keeps_its_parents_rules() {
+    let p = Project::new(EXCLUDE);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let other = std::fs::canonicalize(elsewhere.path()).unwrap();
+    let secret = p.root.join("secrets/key").display().to_string();
+    let first = read_call(HookAgent::Copilot, "parent-1", &p.root, "README.md");
+    assert_eq!(run(&p, HookAgent::Copilot, None, &first), None);
+    // Copilot CLI: the sub-agent's own id, with its parent's.
+    let mut sub = read_call(HookAgent::Copilot, "sub-1", &other, &secret);
+    sub["agent_id"] = json!("sub-1");
+    sub["parent_agent_id"] = json!("parent-1");
+    assert!(denied(run(&p, HookAgent::Copilot, None, &sub)));
+    // opencode: the plugin sends a child's calls under the parent's session.
+    let mut child = read_call(HookAgent::Opencode, "parent-1", &other, &secret);
+    child["agent_id"] = json!("ses_child");
+    assert!(denied(run(&p, HookAgent::Opencode, None, &child)));
+}
+
+#[test]
+fn other_spellings_of_an_excluded_path_are_the_path_for_every_agent() {
+    let p = Project::new(EXCLUDE);
+    std::os::unix::fs::symlink(p.root.join("secrets"), p.root.join("link")).unwrap();
+    let root = p.root.display().to_string();
+    for agent in OTHERS {
+        for path in [
+            format!("{root}/src/../secrets/key"),
+            format!("{root}/./secrets//key"),
+            format!("{root}/link/key"),
+        ] {
+            let call = read_call(agent, &format!("spell-{agent}"), &p.root, &path);
+            assert!(denied(run(&p, agent, None, &call)), "{agent} {path}");
+        }
+    }
+}

@@ -189,6 +189,7 @@ impl ContextServer {
             session_sandboxed: false,
             native_tool: None,
             aliases: &[],
+            words_only: None,
         };
         let mut answers = Vec::new();
         let mut notes = Vec::new();

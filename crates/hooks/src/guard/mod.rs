@@ -63,6 +63,12 @@ pub struct Guard<'a> {
     pub native_tool: Option<&'a str>,
     /// See `native_tool`.
     pub aliases: &'a [String],
+    /// Why this shell command cannot run in the sandbox that `sandbox:
+    /// auto` would have put it in (the agent does not run a changed
+    /// command): under rules that restrict files, what its words cannot
+    /// show is denied, as strict mode denies it, since no kernel catches
+    /// it.
+    pub words_only: Option<&'a str>,
 }
 
 impl Guard<'_> {
@@ -276,7 +282,14 @@ impl Guard<'_> {
         strict: bool,
         notes: &mut Vec<String>,
     ) -> Result<Vec<NamedPath>, String> {
-        let verify = strict && !self.sandboxed;
+        let words_only = self
+            .words_only
+            .filter(|_| self.rules.restricts_anything() && !self.sandboxed);
+        let verify = (strict && !self.sandboxed) || words_only.is_some();
+        let strict_reminder = |item: &str, reason: &str| match words_only {
+            Some(why) if !strict => words_reminder(item, reason, why),
+            _ => strict_reminder(item, reason),
+        };
         let script = match parse_shell(command) {
             Ok(script) => script,
             Err(error) if verify => {
@@ -498,6 +511,15 @@ fn strict_reminder(item: &str, reason: &str) -> String {
         agentctx_types::SystemReminderType::PermissionDecision,
         &format!(
             "Denied: `{item}`.\nWhy: strict mode denies what cannot be verified: {reason}.\nUse a plain command or a file tool on paths the rules allow, or ask the user."
+        ),
+    )
+}
+
+fn words_reminder(item: &str, reason: &str, why: &str) -> String {
+    agentctx_types::system_reminder(
+        agentctx_types::SystemReminderType::PermissionDecision,
+        &format!(
+            "Denied: `{item}`.\nWhy: {why}, so the project's rules are checked on its words alone, and {reason}.\nUse a plain command or a file tool on paths the rules allow, or ask the user."
         ),
     )
 }

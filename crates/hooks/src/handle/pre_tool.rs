@@ -97,12 +97,15 @@ impl Call<'_> {
             }
             _ => None,
         };
+        let mut words_only = None;
         let run = match (run, unwrappable) {
             (_, Some(why)) => {
                 if crate::exec::sandbox_optional(self.host, &rules) {
-                    crate::exec::ShellRun::Plain(format!(
-                        "{why}; sandbox: auto checks it by its words"
-                    ))
+                    let run = crate::exec::ShellRun::Plain(format!(
+                        "{why}; sandbox: auto checks it by its words, denying what they cannot show"
+                    ));
+                    words_only = Some(why);
+                    run
                 } else {
                     crate::exec::ShellRun::Refused(why)
                 }
@@ -151,6 +154,7 @@ impl Call<'_> {
             session_sandboxed,
             native_tool: self.native.tool.as_deref(),
             aliases: &self.native.aliases,
+            words_only: words_only.as_deref().filter(|_| shell),
         };
         match guard.decide(name, &input, &mut outcome.notes) {
             crate::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),
