@@ -85,6 +85,27 @@ pub fn patch_paths(patch: &str) -> Vec<String> {
     paths
 }
 
+/// `%XX` sequences decoded (others kept as written): `file://` URIs in MCP
+/// arguments, and the paths Gemini CLI decodes before it opens them.
+pub(crate) fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(hex) = text.get(i + 1..i + 3)
+            && let Ok(byte) = u8::from_str_radix(hex, 16)
+        {
+            out.push(byte);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Every string in `value`, in document order.
 pub(crate) fn collect_strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
     match value {

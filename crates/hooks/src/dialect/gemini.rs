@@ -258,35 +258,11 @@ fn opened_as(path: &str) -> Vec<String> {
     }
     for spelling in out.clone() {
         let url = spelling.strip_prefix("file://").unwrap_or(&spelling);
-        out.push(percent_decoded(url));
+        out.push(crate::tools::percent_decode(url));
     }
     out.retain(|p| !p.is_empty());
     out.dedup();
     out
-}
-
-/// `%XX` sequences decoded (invalid ones kept as written).
-fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `context.fileName` of a Gemini settings file, when it sets one.

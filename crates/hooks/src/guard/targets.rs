@@ -223,11 +223,11 @@ pub(crate) fn mcp_arguments(tool: &str, input: &Value, cwd: &Path, out: &mut Tar
         // URI schemes and hosts have no case (`FILE://LOCALHOST/...`).
         let lower = text.get(..16).unwrap_or(text).to_ascii_lowercase();
         let path = if lower.starts_with("file://localhost") {
-            percent_decode(text.get(16..).unwrap_or(""))
+            crate::tools::percent_decode(text.get(16..).unwrap_or(""))
         } else if lower.starts_with("file://") {
-            percent_decode(text.get(7..).unwrap_or(""))
+            crate::tools::percent_decode(text.get(7..).unwrap_or(""))
         } else if lower.starts_with("file:") {
-            percent_decode(text.get(5..).unwrap_or(""))
+            crate::tools::percent_decode(text.get(5..).unwrap_or(""))
         } else {
             text.to_owned()
         };
@@ -302,25 +302,6 @@ fn path_valued(value: &Value) -> Vec<&str> {
         }
     }
     out
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let Some(hex) = text.get(i + 1..i + 3)
-            && let Ok(byte) = u8::from_str_radix(hex, 16)
-        {
-            out.push(byte);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A string shaped like a path: absolute, `~/`, `./`, `../`, or with a

@@ -21,41 +21,37 @@ pub fn edit_claude_settings(
     adding: bool,
     version: Option<(u32, u32, u32)>,
 ) -> Result<String, SettingsError> {
-    let Some(mut root) = super::entries::parse(text, adding)? else {
-        return Ok(text.unwrap_or_default().to_owned());
-    };
-    let Some(object) = root.as_object_mut() else {
-        return Err(SettingsError::NotAnObject);
-    };
-    if parts.hooks {
-        if adding {
-            // Claude Code before 2.0.44 does not know SubagentStart and
-            // then ignores the whole hooks object (measured with 1.0.128
-            // and 2.0.30): leave it out for those versions.
-            // UserPromptSubmit is left out too: its context reaches the
-            // model as a `system` message after the first user message,
-            // as SessionStart's does (measured with 2.1.330,
-            // crates/e2e/tests/position.rs), so it cannot put the file
-            // list in the user message and would only cost a process per
-            // prompt.
-            let skip: &[&str] = if version.is_some_and(|v| v < (2, 0, 44)) {
-                &["SubagentStart", "UserPromptSubmit"]
+    super::entries::edit_object(text, adding, |object| {
+        if parts.hooks {
+            if adding {
+                // Claude Code before 2.0.44 does not know SubagentStart and
+                // then ignores the whole hooks object (measured with 1.0.128
+                // and 2.0.30): leave it out for those versions.
+                // UserPromptSubmit is left out too: its context reaches the
+                // model as a `system` message after the first user message,
+                // as SessionStart's does (measured with 2.1.330,
+                // crates/e2e/tests/position.rs), so it cannot put the file
+                // list in the user message and would only cost a process per
+                // prompt.
+                let skip: &[&str] = if version.is_some_and(|v| v < (2, 0, 44)) {
+                    &["SubagentStart", "UserPromptSubmit"]
+                } else {
+                    &["UserPromptSubmit"]
+                };
+                super::entries::add_hooks(object, program, HookAgent::Claude, skip)?;
             } else {
-                &["UserPromptSubmit"]
-            };
-            super::entries::add_hooks(object, program, HookAgent::Claude, skip)?;
-        } else {
-            super::entries::remove_hooks(object);
+                super::entries::remove_hooks(object);
+            }
         }
-    }
-    if parts.agents_md_plugin_off {
-        if adding {
-            set_plugin_off(object)?;
-        } else {
-            unset_plugin_off(object);
+        if parts.agents_md_plugin_off {
+            if adding {
+                set_plugin_off(object)?;
+            } else {
+                unset_plugin_off(object);
+            }
         }
-    }
-    super::entries::serialize(text, &root, adding)
+        Ok(())
+    })
 }
 
 fn set_plugin_off(object: &mut Map<String, Value>) -> Result<(), SettingsError> {

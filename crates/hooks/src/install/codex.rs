@@ -13,18 +13,14 @@ pub fn edit_codex_hooks(
     program: &str,
     adding: bool,
 ) -> Result<String, SettingsError> {
-    let Some(mut root) = super::entries::parse(text, adding)? else {
-        return Ok(text.unwrap_or_default().to_owned());
-    };
-    let Some(object) = root.as_object_mut() else {
-        return Err(SettingsError::NotAnObject);
-    };
-    if adding {
-        super::entries::add_hooks(object, program, HookAgent::Codex, &[])?;
-    } else {
-        super::entries::remove_hooks(object);
-    }
-    super::entries::serialize(text, &root, adding)
+    super::entries::edit_object(text, adding, |object| {
+        if adding {
+            super::entries::add_hooks(object, program, HookAgent::Codex, &[])
+        } else {
+            super::entries::remove_hooks(object);
+            Ok(())
+        }
+    })
 }
 
 /// Removes what agentctx versions before 0.2 added to a Codex

@@ -13,28 +13,31 @@
 
 use serde_json::json;
 
-use super::entries::{EntryShape, add_entries, parse, remove_hooks, serialize};
-use super::{Parts, SettingsError, hook_command};
+use super::entries::{EntryShape, HookSet, edit_object};
+use super::{Parts, SettingsError};
 use agentctx_types::HookAgent;
 
-/// The events agentctx handles (none takes a matcher).
-const EVENTS: [(&str, bool); 5] = [
-    ("sessionStart", false),
-    ("subagentStart", false),
-    ("PreToolUse", false),
-    ("PostToolUse", false),
-    ("SubagentStop", false),
-];
-
-const SHAPE: EntryShape = EntryShape {
-    command_key: "bash",
-    timeout: Some(("timeoutSec", 30)),
-    grouped: false,
+/// The events agentctx handles (none takes a matcher), each list holding
+/// the hooks themselves.
+const HOOKS: HookSet = HookSet {
+    agent: HookAgent::Copilot,
+    events: &[
+        ("sessionStart", false),
+        ("subagentStart", false),
+        ("PreToolUse", false),
+        ("PostToolUse", false),
+        ("SubagentStop", false),
+    ],
+    shape: EntryShape {
+        command_key: "bash",
+        timeout: Some(("timeoutSec", 30)),
+        grouped: false,
+    },
 };
 
 /// Adds (or removes) agentctx's hooks in a Copilot CLI settings or hooks
 /// text; `hooks_file`: a `.github/hooks/*.json` file, which gets its
-/// `version` and is removed whole when only that is left.
+/// `version` and is emptied (removed) when only that is left.
 pub(super) fn edit_copilot_hooks(
     text: Option<&str>,
     program: &str,
@@ -42,30 +45,20 @@ pub(super) fn edit_copilot_hooks(
     adding: bool,
     hooks_file: bool,
 ) -> Result<String, SettingsError> {
-    let Some(mut root) = parse(text, adding)? else {
-        return Ok(text.unwrap_or_default().to_owned());
-    };
-    let Some(object) = root.as_object_mut() else {
-        return Err(SettingsError::NotAnObject);
-    };
-    if parts.hooks {
-        if adding {
-            if hooks_file && !object.contains_key("version") {
-                object.insert("version".into(), json!(1));
-            }
-            add_entries(object, &SHAPE, &EVENTS, |event| {
-                hook_command(program, HookAgent::Copilot, event)
-            })?;
-        } else {
-            remove_hooks(object);
-            if hooks_file && object.len() == 1 && object.get("version") == Some(&json!(1)) {
-                object.remove("version");
-            }
+    let edited = edit_object(text, adding, |object| {
+        if !parts.hooks {
+            return Ok(());
         }
-    }
-    if !adding && hooks_file && object.is_empty() {
-        // The file was agentctx's alone.
-        return Ok(String::new());
-    }
-    serialize(text, &root, adding)
+        if hooks_file && adding && !object.contains_key("version") {
+            object.insert("version".into(), json!(1));
+        }
+        HOOKS.apply(object, program, adding)?;
+        if hooks_file && !adding && object.len() == 1 && object.get("version") == Some(&json!(1)) {
+            object.remove("version");
+        }
+        Ok(())
+    })?;
+    // The file was agentctx's alone.
+    let emptied = !adding && hooks_file && edited.trim() == "{}";
+    Ok(if emptied { String::new() } else { edited })
 }

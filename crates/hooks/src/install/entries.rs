@@ -29,6 +29,52 @@ pub(super) struct EntryShape {
     pub grouped: bool,
 }
 
+/// One agent's hook entries: which events, in which shape, for which
+/// agent's dialect.
+pub(super) struct HookSet {
+    /// The dialect the command names (`--agent`).
+    pub agent: HookAgent,
+    /// The events, and whether each takes a tool matcher.
+    pub events: &'static [(&'static str, bool)],
+    /// How the agent writes an entry.
+    pub shape: EntryShape,
+}
+
+impl HookSet {
+    /// Adds (`adding`) or removes agentctx's entries in a settings object.
+    pub(super) fn apply(
+        &self,
+        object: &mut Map<String, Value>,
+        program: &str,
+        adding: bool,
+    ) -> Result<(), SettingsError> {
+        if adding {
+            add_entries(object, &self.shape, self.events, |event| {
+                hook_command(program, self.agent, event)
+            })
+        } else {
+            remove_hooks(object);
+            Ok(())
+        }
+    }
+}
+
+/// A JSON settings text with its top-level object changed by `change`:
+/// nothing to remove from is left as it is; the text is written back as
+/// [`serialize`] does.
+pub(super) fn edit_object(
+    text: Option<&str>,
+    adding: bool,
+    change: impl FnOnce(&mut Map<String, Value>) -> Result<(), SettingsError>,
+) -> Result<String, SettingsError> {
+    let Some(mut root) = parse(text, adding)? else {
+        return Ok(text.unwrap_or_default().to_owned());
+    };
+    let object = root.as_object_mut().ok_or(SettingsError::NotAnObject)?;
+    change(object)?;
+    serialize(text, &root, adding)
+}
+
 /// Adds (or updates in place) one agentctx entry per event;
 /// extra agentctx entries of an event (from earlier installs) are dropped,
 /// everything else stays where it was.

@@ -9,24 +9,26 @@
 
 use serde_json::{Map, Value, json};
 
-use super::entries::{EntryShape, add_entries, parse, remove_hooks, serialize};
-use super::{Parts, SettingsError, hook_command};
+use super::entries::{EntryShape, HookSet, edit_object};
+use super::{Parts, SettingsError};
 use agentctx_types::HookAgent;
 
-/// The events agentctx handles, and whether each takes a tool matcher.
-const EVENTS: [(&str, bool); 5] = [
-    ("SessionStart", false),
-    ("BeforeAgent", false),
-    ("BeforeTool", true),
-    ("AfterTool", true),
-    ("AfterAgent", false),
-];
-
-/// Its timeout is in milliseconds; the hook answers within 20 s itself.
-const SHAPE: EntryShape = EntryShape {
-    command_key: "command",
-    timeout: Some(("timeout", 30_000)),
-    grouped: true,
+/// The events agentctx handles; Gemini CLI's timeout is in milliseconds
+/// (the hook answers within 20 s itself).
+const HOOKS: HookSet = HookSet {
+    agent: HookAgent::Gemini,
+    events: &[
+        ("SessionStart", false),
+        ("BeforeAgent", false),
+        ("BeforeTool", true),
+        ("AfterTool", true),
+        ("AfterAgent", false),
+    ],
+    shape: EntryShape {
+        command_key: "command",
+        timeout: Some(("timeout", 30_000)),
+        grouped: true,
+    },
 };
 
 /// The names install puts in `context.fileName` when it is not set:
@@ -40,29 +42,19 @@ pub(super) fn edit_gemini_settings(
     parts: Parts,
     adding: bool,
 ) -> Result<String, SettingsError> {
-    let Some(mut root) = parse(text, adding)? else {
-        return Ok(text.unwrap_or_default().to_owned());
-    };
-    let Some(object) = root.as_object_mut() else {
-        return Err(SettingsError::NotAnObject);
-    };
-    if parts.hooks {
-        if adding {
-            add_entries(object, &SHAPE, &EVENTS, |event| {
-                hook_command(program, HookAgent::Gemini, event)
-            })?;
-        } else {
-            remove_hooks(object);
+    edit_object(text, adding, |object| {
+        if parts.hooks {
+            HOOKS.apply(object, program, adding)?;
         }
-    }
-    if parts.context_file_name {
-        if adding {
-            add_agents_md(object)?;
-        } else {
-            remove_agents_md(object);
+        if parts.context_file_name {
+            if adding {
+                add_agents_md(object)?;
+            } else {
+                remove_agents_md(object);
+            }
         }
-    }
-    serialize(text, &root, adding)
+        Ok(())
+    })
 }
 
 /// Whether a settings text's `context.fileName` names AGENTS.md already.

@@ -119,27 +119,25 @@ fn edit_server(
     entry: Value,
     adding: bool,
 ) -> Result<String, SettingsError> {
-    let Some(mut root) = super::entries::parse(text, adding)? else {
-        return Ok(text.unwrap_or_default().to_owned());
-    };
-    let object = root.as_object_mut().ok_or(SettingsError::NotAnObject)?;
-    if !adding && !object.contains_key(key) {
-        return Ok(text.unwrap_or_default().to_owned());
-    }
-    let servers = object
-        .entry(key)
-        .or_insert_with(|| Value::Object(serde_json::Map::new()))
-        .as_object_mut()
-        .ok_or_else(|| SettingsError::shape(key, "an object"))?;
-    if adding {
-        servers.insert("agentctx".into(), entry);
-    } else {
-        servers.remove("agentctx");
-        if servers.is_empty() {
-            object.remove(key);
+    super::entries::edit_object(text, adding, |object| {
+        if !adding && !object.contains_key(key) {
+            return Ok(());
         }
-    }
-    super::entries::serialize(text, &root, adding)
+        let servers = object
+            .entry(key)
+            .or_insert_with(|| Value::Object(serde_json::Map::new()))
+            .as_object_mut()
+            .ok_or_else(|| SettingsError::shape(key, "an object"))?;
+        if adding {
+            servers.insert("agentctx".into(), entry);
+        } else {
+            servers.remove("agentctx");
+            if servers.is_empty() {
+                object.remove(key);
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Adds (or removes) `[mcp_servers.agentctx]` (`command = PROGRAM`,
