@@ -1,6 +1,7 @@
 //! What install found before it first changed a file, so uninstall can put
 //! it back exactly. One JSON file per settings file, in the state folder.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -23,6 +24,13 @@ pub struct Manifest {
     pub installed_sha256: String,
     /// What agentctx holds in the file now.
     pub parts: Parts,
+    /// Which install put which parts here, by owner (`user`, or
+    /// `project <root>`): a user config holds the MCP server of installs
+    /// in every scope, and an uninstall takes out only what no other
+    /// scope still asked for. Parts no owner claims (records written
+    /// before owners were kept) are the file's own scope's.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub owners: BTreeMap<String, Parts>,
     /// Folders install created for the file, outermost first.
     pub created_dirs: Vec<PathBuf>,
 }
@@ -72,8 +80,37 @@ impl Manifest {
             original_mode: super::write::current_mode(path),
             installed_sha256: sha256(installed),
             parts,
+            owners: BTreeMap::new(),
             created_dirs: Vec::new(),
         }
+    }
+
+    /// The parts `owner` put here; parts nobody claims count as `home`'s
+    /// (the owner of the file's own scope).
+    pub(super) fn parts_of(&self, owner: &str, home: &str) -> Parts {
+        let mine = self.owners.get(owner).copied().unwrap_or_default();
+        if owner != home {
+            return mine;
+        }
+        let claimed = self
+            .owners
+            .values()
+            .fold(Parts::default(), |all, parts| all.with(*parts));
+        mine.with(self.parts.without(claimed))
+    }
+
+    /// The parts every owner but `owner` put here (unclaimed parts are
+    /// `home`'s).
+    pub(super) fn parts_of_others(&self, owner: &str, home: &str) -> Parts {
+        let mut others = self
+            .owners
+            .iter()
+            .filter(|(who, _)| who.as_str() != owner)
+            .fold(Parts::default(), |all, (_, parts)| all.with(*parts));
+        if owner != home {
+            others = others.with(self.parts_of(home, home));
+        }
+        others
     }
 
     /// The record of `settings` in `dir`, if install wrote one.

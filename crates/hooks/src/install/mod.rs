@@ -496,6 +496,26 @@ fn mentions_agentctx(kind: FileKind, text: &str, parts: Parts, trust: &TrustEntr
     }
 }
 
+/// Who an install in `request`'s scope is, in a manifest's owners:
+/// `user`, or `project <root>` (the project and shared scopes of one
+/// project are one owner: they share `.codex/` and `.mcp.json`).
+fn owner(request: &Request, places: &Places) -> String {
+    match request.scope {
+        Scope::User => "user".to_owned(),
+        Scope::Project | Scope::Shared => format!("project {}", places.root.display()),
+    }
+}
+
+/// The owner of the scope `path` belongs to: a file outside the project
+/// (a user config that holds the MCP server of every scope) is the user's.
+fn home_owner(path: &Path, request: &Request, places: &Places) -> String {
+    if request.scope != Scope::User && !path.starts_with(&places.root) {
+        "user".to_owned()
+    } else {
+        owner(request, places)
+    }
+}
+
 /// What install would change.
 pub fn plan_install(request: &Request, places: &Places) -> Result<Vec<FileChange>, InstallError> {
     let mut changes: Vec<FileChange> = Vec::new();
@@ -528,7 +548,7 @@ pub fn plan_install(request: &Request, places: &Places) -> Result<Vec<FileChange
         let existing = Manifest::load(&places.manifests, &path)?;
         let unchanged = before.as_deref() == Some(after.as_str());
         let parts_after = existing.as_ref().map_or(parts, |m| m.parts.with(parts));
-        let manifest = match existing {
+        let mut manifest = match existing {
             Some(mut manifest) => {
                 manifest.parts = parts_after;
                 manifest.installed_sha256 = manifest::sha256(&after);
@@ -537,6 +557,11 @@ pub fn plan_install(request: &Request, places: &Places) -> Result<Vec<FileChange
             None if unchanged => None,
             None => Some(Manifest::new(&path, before.as_deref(), parts_after, &after)),
         };
+        if let Some(manifest) = &mut manifest {
+            let who = owner(request, places);
+            let theirs = manifest.parts_of(&who, &home_owner(&path, request, places));
+            manifest.owners.insert(who, theirs.with(parts));
+        }
         changes.push(FileChange {
             how: if unchanged {
                 ChangeKind::Unchanged
@@ -564,19 +589,37 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
             trust = codex_trust_entries(&path, before.as_deref().unwrap_or(""));
         }
         let manifest = Manifest::load(&places.manifests, &path)?;
+        let who = owner(request, places);
+        let home = home_owner(&path, request, places);
+        // The trust Codex keeps for this scope's hooks (install or its TUI
+        // wrote it) is this scope's: its keys name this scope's hooks.json.
+        let trust_only = Parts {
+            codex_trust: parts.codex_trust,
+            ..Parts::default()
+        };
         // Without a manifest only the hooks, and the trust Codex keeps for
-        // them (install or its TUI wrote it), are ours for sure.
+        // them, are ours for sure; in another scope's file, only the trust.
+        // With one, only what this scope put there and no other scope
+        // still asks for.
         let removing = match &manifest {
-            Some(m) => Parts {
-                hooks: parts.hooks && m.parts.hooks,
-                agents_md_plugin_off: m.parts.agents_md_plugin_off
-                    && (parts.agents_md_plugin_off || parts.hooks),
-                notify: m.parts.notify,
-                codex_trust: parts.codex_trust,
-                codex_profile: parts.codex_profile,
-                mcp: parts.mcp && m.parts.mcp,
-                context_file_name: parts.context_file_name && m.parts.context_file_name,
-            },
+            Some(m) => {
+                let asked = Parts {
+                    hooks: parts.hooks && m.parts.hooks,
+                    agents_md_plugin_off: m.parts.agents_md_plugin_off
+                        && (parts.agents_md_plugin_off || parts.hooks),
+                    notify: m.parts.notify,
+                    codex_trust: false,
+                    codex_profile: parts.codex_profile,
+                    mcp: parts.mcp && m.parts.mcp,
+                    context_file_name: parts.context_file_name && m.parts.context_file_name,
+                };
+                let not_mine = m.parts.without(m.parts_of(&who, &home));
+                asked
+                    .without(not_mine)
+                    .without(m.parts_of_others(&who, &home))
+                    .with(trust_only)
+            }
+            None if home != who => trust_only,
             None => Parts {
                 hooks: parts.hooks,
                 codex_trust: parts.codex_trust,
@@ -629,6 +672,7 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
         };
         let manifest = manifest.map(|mut m| {
             m.parts = remaining;
+            m.owners.remove(&who);
             if let Some(after) = &after {
                 m.installed_sha256 = manifest::sha256(after);
             }
