@@ -14,6 +14,7 @@
     reason = "test tooling: a broken fixture must fail the test loudly"
 )]
 
+pub mod attack;
 mod mock;
 mod other_agents;
 mod sandbox;

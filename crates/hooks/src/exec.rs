@@ -289,6 +289,9 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
         Some(file) => command.env("AGENTCTX_CWD_FILE", file),
         None => command.env_remove("AGENTCTX_CWD_FILE"),
     };
+    // Only the standard streams reach the command: a folder or file this
+    // process inherited would lead around the masks (`/proc/self/fd/N`).
+    agentctx_sandbox::keep_only_stdio();
     let status = command.status().map_err(|source| ExecError::Spawn {
         program: PathBuf::from(command.get_program()),
         source,

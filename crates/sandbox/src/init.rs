@@ -1,17 +1,23 @@
 //! The first program in the sandbox (`agentctx-sandbox-init`): bubblewrap
-//! makes the namespaces, `/proc` and `/dev`, and hands this program every
-//! capability inside them; it makes the plan's masks and read-only binds
-//! itself, drops every capability, moves into the command's folder and
-//! becomes the command.
+//! makes the namespaces, `/proc` and `/dev`, and starts this program as
+//! the PID namespace's process 1 (`--as-pid-1`) with every capability
+//! inside them; it makes the plan's masks and read-only binds itself,
+//! drops every capability, moves into the command's folder, starts the
+//! command and reaps what is left until the command ends.
+//!
+//! Why process 1 and not bubblewrap's own reaper: every process in the
+//! sandbox can follow `/proc/<pid>/cwd` and `/proc/<pid>/root` of every
+//! other. bubblewrap's reaper entered the command's folder before the
+//! masks were made, on the bind beneath them, so `/proc/1/cwd/secrets/key`
+//! read what the masks cover. Here no process of the sandbox holds a
+//! folder, a root or a file from before the masks.
 //!
 //! Why not bubblewrap's own `--ro-bind`: bubblewrap reads the whole mount
 //! table again after each bind (about 0.25 ms per mask on our machine, and
 //! more the more mounts the system has); here a bind is two system calls
 //! and the table is read once. docs/BENCHMARKS.md has the figures.
 
-use std::convert::Infallible;
 use std::ffi::OsString;
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 
 use rustix::fs::StatVfsMountFlags;
@@ -24,7 +30,7 @@ pub enum InitError {
     /// The arguments are not a plan.
     #[error("bad arguments: {0}")]
     Usage(String),
-    /// Not started as the first program of a fresh PID namespace.
+    /// Not started as process 1 of a fresh PID namespace.
     #[error("runs only as the first program in agentctx's sandbox (agentctx exec starts it)")]
     NotFirst,
     /// A mount failed.
@@ -178,20 +184,63 @@ impl InitPlan {
     }
 }
 
-/// Makes the masks, drops every capability, enters the folder and becomes
-/// the command. Returns only on failure, before the command runs.
+/// Makes the masks, drops every capability, enters the folder, runs the
+/// command and reaps every process left to it until the command ends.
+/// Returns the command's status as a shell gives it (its exit code, or
+/// 128 + the signal that ended it).
 ///
 /// # Errors
-/// The first step that failed.
-pub fn enter(plan: &InitPlan) -> Result<Infallible, InitError> {
-    // Only as the first program of a fresh PID namespace (bubblewrap's
-    // pid 1 starts it as pid 2): run by hand on the machine, the masks
-    // would change the machine's mounts. A mount namespace of its own
-    // would not do: pid 1 would keep the tree without masks, readable
-    // through `/proc/1/root`.
-    if rustix::process::getpid().as_raw_nonzero().get() != 2 {
+/// The first step that failed; the command has not run.
+pub fn enter(plan: &InitPlan) -> Result<i32, InitError> {
+    // Only as process 1 of a fresh PID namespace (bubblewrap's
+    // `--as-pid-1`): run by hand on the machine, the masks would change the
+    // machine's mounts. A mount namespace of its own would not do: process
+    // 1 would keep the tree without masks, readable through
+    // `/proc/1/root` and `/proc/1/cwd`.
+    if rustix::process::getpid().as_raw_nonzero().get() != 1 {
         return Err(InitError::NotFirst);
     }
+    make_masks(plan)?;
+    drop_capabilities()?;
+    // Entered after the masks, so this process's folder, which every
+    // process in the sandbox can follow through `/proc/1/cwd`, is the one
+    // the masks lie on.
+    std::env::set_current_dir(&plan.cwd).map_err(|source| InitError::Chdir {
+        path: plan.cwd.clone(),
+        source,
+    })?;
+    let child = std::process::Command::new(&plan.program)
+        .args(&plan.args)
+        .spawn()
+        .map_err(|source| InitError::Exec {
+            program: PathBuf::from(&plan.program),
+            source,
+        })?;
+    Ok(reap_until(child.id()))
+}
+
+/// Waits for every child (orphans are re-parented to process 1) until
+/// `main` ends; its status as a shell gives it. When process 1 exits the
+/// kernel ends the rest of the sandbox.
+fn reap_until(main: u32) -> i32 {
+    use rustix::process::{WaitOptions, wait};
+    loop {
+        match wait(WaitOptions::empty()) {
+            Ok(Some((pid, status))) if pid.as_raw_nonzero().get().unsigned_abs() == main => {
+                if let Some(code) = status.exit_status() {
+                    return code;
+                }
+                return 128 + status.terminating_signal().unwrap_or(0);
+            }
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            // No child left (cannot happen while `main` runs).
+            Err(_) => return 126,
+        }
+    }
+}
+
+/// The plan's `/dev`, writable folders, pins, read-only binds and masks.
+fn make_masks(plan: &InitPlan) -> Result<(), InitError> {
     if plan.fresh_dev {
         fresh_dev()?;
     }
@@ -230,18 +279,7 @@ pub fn enter(plan: &InitPlan) -> Result<Infallible, InitError> {
         mount_bind(&plan.denied, file).map_err(mount_error("mask", file))?;
         remount_read_only(file)?;
     }
-    drop_capabilities()?;
-    std::env::set_current_dir(&plan.cwd).map_err(|source| InitError::Chdir {
-        path: plan.cwd.clone(),
-        source,
-    })?;
-    let source = std::process::Command::new(&plan.program)
-        .args(&plan.args)
-        .exec();
-    Err(InitError::Exec {
-        program: PathBuf::from(&plan.program),
-        source,
-    })
+    Ok(())
 }
 
 /// A new `/dev`: `null`, `zero`, `full`, `random`, `urandom`, `tty`, a

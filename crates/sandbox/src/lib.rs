@@ -278,7 +278,7 @@ impl Bwrap {
             // Another sandbox may forbid namespaces: ask, and keep nothing.
             self.try_once(&["--cap-drop", "ALL"])?;
             return Ok(with_init(
-                self.init.is_some() && self.try_once(&["--cap-add", "ALL"]).is_ok(),
+                self.init.is_some() && self.try_once(&["--as-pid-1", "--cap-add", "ALL"]).is_ok(),
             ));
         }
         let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
@@ -286,7 +286,7 @@ impl Bwrap {
             .and_then(|m| m.modified())
             .map(|t| format!("{t:?}"))
             .unwrap_or_default();
-        let key = format!("{}|{stamp}|{}", self.path.display(), kernel.trim());
+        let key = format!("{}|{stamp}|{}|pid1", self.path.display(), kernel.trim());
         let kept = state.join("probe");
         let known = std::fs::read_to_string(&kept).ok();
         // `init`: capabilities can be handed on; `no-init`: they cannot;
@@ -302,7 +302,7 @@ impl Bwrap {
         }
         let outcome = match &self.init {
             None => "plain",
-            Some(_) if self.try_once(&["--cap-add", "ALL"]).is_ok() => "init",
+            Some(_) if self.try_once(&["--as-pid-1", "--cap-add", "ALL"]).is_ok() => "init",
             Some(_) => "no-init",
         };
         let _ = std::fs::create_dir_all(state);
@@ -405,8 +405,11 @@ impl Bwrap {
                 program: program.into(),
                 args: args.iter().map(Into::into).collect(),
             };
+            // The first program is process 1: bubblewrap's own reaper
+            // would keep a folder from before the masks, readable by
+            // every process of the sandbox as `/proc/1/cwd`.
             command
-                .args(["--cap-add", "ALL", "--"])
+                .args(["--as-pid-1", "--cap-add", "ALL", "--"])
                 .arg(init)
                 .args(plan.to_args());
             return Ok(command);
@@ -474,4 +477,12 @@ fn denied_file(state: &Path) -> Result<PathBuf, SandboxError> {
     std::fs::set_permissions(temp.path(), std::fs::Permissions::from_mode(0o000)).map_err(io)?;
     temp.persist(&path).map_err(|e| io(e.error))?;
     Ok(path)
+}
+
+/// Marks every file descriptor above standard error close-on-exec, so that
+/// none reaches the sandbox: a folder or file opened outside it (by the
+/// agent, or whoever started this process) would be a way around every
+/// mask through `/proc/self/fd`. Call it before starting the sandbox.
+pub fn keep_only_stdio() {
+    close_fds::set_fds_cloexec_threadsafe(3, &[]);
 }

@@ -1,0 +1,130 @@
+//! The sandbox's blind spots an attack pass found on 92ba8df (issue 35),
+//! each run for real through `agentctx exec` as the hook's rewritten
+//! command runs it, judged by its effect (did a secret come back, did a
+//! protected file change, was something left that runs outside later),
+//! each with a positive control that shows the command did run. Run with
+//! `scripts/e2e` (bubblewrap).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+use std::path::Path;
+
+use agentctx_e2e::attack::{SECRET, attack_project, exec_with, leaked, programs};
+
+fn parent() -> &'static Path {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+}
+
+/// Class 1: bubblewrap's reaper (process 1) entered the command's folder
+/// before the masks were made, so `/proc/1/cwd` led beneath them. No
+/// `/proc` entry of any process in the sandbox (cwd, root, a task's, an
+/// inherited descriptor) may reach an excluded path.
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn no_proc_entry_of_any_process_in_the_sandbox_reaches_behind_the_masks() {
+    let s = attack_project(parent());
+    let home = s.home.display().to_string();
+    let root = s.root.display().to_string();
+    let attacks = [
+        "cat \"/proc/$((0+1))/cwd/secrets/key.txt\"".to_owned(),
+        "cat /proc/1/task/1/cwd/secrets/key.txt".to_owned(),
+        format!("cat /proc/1/root{root}/secrets/key.txt"),
+        format!(
+            "cat /proc/1/cwd/../{}/.ssh/id_ed25519",
+            relative_to(&s.root, &s.home)
+        ),
+        format!("cat /proc/1/root{home}/.ssh/id_ed25519"),
+        // Every process's every folder and descriptor, whatever its number.
+        "for p in /proc/[0-9]*; do for e in cwd root task/*/cwd fd/*; do \
+           cat \"$p/$e/secrets/key.txt\" \"$p/$e/cfg/prod/db.txt\" 2>/dev/null; \
+           cat \"$p/$e\" 2>/dev/null | head -c 200; done; done"
+            .to_owned(),
+        // A process that sits in the project while another looks.
+        "(cd cfg && sleep 2) & sleep 0.3; for p in /proc/[0-9]*; do \
+           cat \"$p/cwd/prod/db.txt\" \"$p/cwd/../secrets/key.txt\" 2>/dev/null; done; wait"
+            .to_owned(),
+    ];
+    for program in programs(&s) {
+        // The positive control: the same routes reach what is readable.
+        let control = exec_with(
+            &s,
+            &program,
+            &[],
+            "cat /proc/1/cwd/README.md /proc/1/task/1/cwd/cfg/dev/db.txt; readlink /proc/1/cwd",
+        );
+        assert_eq!(
+            control.stdout,
+            format!("README\ndev\n{root}\n"),
+            "{}: {}",
+            program.display(),
+            control.stderr
+        );
+        for attack in &attacks {
+            let run = exec_with(&s, &program, &[], attack);
+            assert!(
+                !leaked(&run),
+                "{}: `{attack}` read a secret: {}{}",
+                program.display(),
+                run.stdout,
+                run.stderr
+            );
+        }
+    }
+}
+
+/// A descriptor the agent (or whatever started `agentctx exec`) left open
+/// on a folder of the project would lead around every mask through
+/// `/proc/self/fd`: only the standard streams reach the command.
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn a_folder_left_open_by_the_caller_does_not_reach_the_sandbox() {
+    let s = attack_project(parent());
+    let program = agentctx_e2e::agentctx_bin();
+    let run = |command: &str| {
+        // bash opens the secrets' folder as descriptor 7 and starts
+        // agentctx exec with it, as a careless caller would.
+        let out = std::process::Command::new("bash")
+            .env_clear()
+            .env("HOME", &s.home)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .arg("-c")
+            .arg(format!(
+                "exec 7<secrets 8<README.md; exec \"$0\" exec --session attack --required -- '{command}'"
+            ))
+            .arg(&program)
+            .current_dir(&s.root)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+    };
+    // Control: the descriptors were open in the caller.
+    let control = std::process::Command::new("bash")
+        .arg("-c")
+        .arg("exec 7<secrets; ls /proc/self/fd/7/")
+        .current_dir(&s.root)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&control.stdout).contains("key.txt"));
+    let out = run("echo RAN; cat /proc/self/fd/7/key.txt; cat /proc/self/fd/8; ls /proc/self/fd");
+    assert!(out.contains("RAN"), "{out}");
+    assert!(!out.contains(SECRET), "{out}");
+    assert!(
+        !out.contains("README"),
+        "descriptor 8 reached the command: {out}"
+    );
+}
+
+/// `to` relative to `from` (both absolute, `to` beside or below `from`'s
+/// parent).
+fn relative_to(from: &Path, to: &Path) -> String {
+    let common = from
+        .ancestors()
+        .find(|a| to.starts_with(a))
+        .expect("a common folder");
+    let ups = from.strip_prefix(common).unwrap().components().count();
+    let down = to.strip_prefix(common).unwrap();
+    let mut out = "../".repeat(ups.saturating_sub(1));
+    out.push_str(&down.display().to_string());
+    out
+}
