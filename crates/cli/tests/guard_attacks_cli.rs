@@ -42,8 +42,33 @@ fn decide(t: &TestEnv, tool: &str, input: Value) -> String {
     agentctx_with_input(t, &["hook"], &payload.to_string())
 }
 
+/// Whether Claude Code refuses the call on `answer`: it reads
+/// `hookSpecificOutput.permissionDecision` of a `PreToolUse` reply, and
+/// nothing else of the reply decides. An answer in any other shape fails
+/// the test; an empty one lets the call run.
 fn denied(answer: &str) -> bool {
-    answer.contains("\"deny\"")
+    if answer.trim().is_empty() {
+        return false;
+    }
+    let reply: Value =
+        serde_json::from_str(answer).unwrap_or_else(|e| panic!("not JSON ({e}): {answer}"));
+    let keys: Vec<&String> = reply.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["hookSpecificOutput"], "{answer}");
+    let out = &reply["hookSpecificOutput"];
+    assert_eq!(out["hookEventName"], "PreToolUse", "{answer}");
+    match out["permissionDecision"].as_str() {
+        Some("deny") => {
+            assert!(
+                out["permissionDecisionReason"]
+                    .as_str()
+                    .is_some_and(|r| !r.is_empty()),
+                "a denial without its reason: {answer}"
+            );
+            true
+        }
+        None | Some("allow") => false,
+        Some(other) => panic!("a decision agentctx never gives here ({other}): {answer}"),
+    }
 }
 
 #[test]
@@ -119,6 +144,15 @@ fn a_glob_pattern_that_leaves_its_folder_is_judged_where_it_leads() {
         json!({"pattern": pattern, "path": t.dir.path().join("clean")}),
     );
     assert!(denied(&answer), "{answer}");
+    // Where it leads holds nothing excluded: allowed.
+    std::fs::create_dir_all(t.project.join("docs")).unwrap();
+    let pattern = format!("{}/docs/*", t.project.display());
+    let answer = decide(
+        &t,
+        "Glob",
+        json!({"pattern": pattern, "path": t.dir.path().join("clean")}),
+    );
+    assert!(!denied(&answer), "{answer}");
 }
 
 /// A third pass: more MCP shapes, and large scopes named through `..` or a link.
@@ -147,6 +181,20 @@ fn mcp_folders_searches_without_a_folder_and_uris_in_capitals_are_judged() {
         let answer = decide(&t, tool, input.clone());
         assert!(denied(&answer), "{tool} {input}: {answer}");
     }
+    // The same shapes over a folder with nothing excluded are allowed.
+    t.write("project/docs/a.md", "a\n");
+    t.write("project/README.md", "readme\n");
+    for (tool, input) in [
+        ("mcp__x__query", json!({"path": "docs"})),
+        ("mcp__x__walk", json!({"dir": "docs"})),
+        (
+            "mcp__fs__read",
+            json!({"uri": format!("FILE://{}/README.md", t.project.display())}),
+        ),
+    ] {
+        let answer = decide(&t, tool, input.clone());
+        assert!(!denied(&answer), "{tool} {input}: {answer}");
+    }
 }
 
 #[test]
@@ -162,5 +210,11 @@ fn a_large_scope_named_through_dots_or_a_link_is_judged_as_itself() {
     for path in [t.project.join("docs/../sub"), t.project.join("sl")] {
         let answer = decide(&t, "Grep", json!({"pattern": "PEM", "path": path}));
         assert!(denied(&answer), "{}: {answer}", path.display());
+    }
+    // The large folder alone, through the same spellings: allowed.
+    std::os::unix::fs::symlink(&filler, t.project.join("fl")).unwrap();
+    for path in [t.project.join("docs/../sub/zzz"), t.project.join("fl")] {
+        let answer = decide(&t, "Grep", json!({"pattern": "PEM", "path": path}));
+        assert!(!denied(&answer), "{}: {answer}", path.display());
     }
 }

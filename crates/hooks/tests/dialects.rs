@@ -57,6 +57,122 @@ fn run(project: &Project, agent: HookAgent, event: Option<&str>, payload: &Value
     handle_event(payload.to_string().as_bytes(), Some(agent), event, &host).output
 }
 
+/// What the agent does with a call after reading the reply.
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    /// It refuses the call, with the reason.
+    Denied,
+    /// It runs the call (as it was, or as the reply changed it).
+    Runs,
+}
+
+/// The verdict `agent` reads in `reply`, from the one field that agent
+/// reads: `hookSpecificOutput.permissionDecision` for Claude Code, Codex,
+/// Qwen Code and agentctx's opencode plugin (it throws on that field of
+/// `hookSpecificOutput`), a top-level `decision` for Gemini CLI, a flat
+/// `permissionDecision` for Copilot CLI. A key the agent does not read
+/// fails the test: a denial there would be none.
+fn verdict(agent: HookAgent, reply: Option<&Value>) -> Verdict {
+    let Some(reply) = reply else {
+        return Verdict::Runs;
+    };
+    let (top, inner, decision, reason): (&[&str], &[&str], &Value, &Value) = match agent {
+        HookAgent::Gemini => (
+            &["decision", "reason", "hookSpecificOutput"],
+            &["hookEventName", "tool_input", "additionalContext"],
+            &reply["decision"],
+            &reply["reason"],
+        ),
+        HookAgent::Copilot => (
+            &[
+                "permissionDecision",
+                "permissionDecisionReason",
+                "modifiedArgs",
+                "additionalContext",
+            ],
+            &[],
+            &reply["permissionDecision"],
+            &reply["permissionDecisionReason"],
+        ),
+        _ => (
+            &["hookSpecificOutput"],
+            &[
+                "hookEventName",
+                "additionalContext",
+                "permissionDecision",
+                "permissionDecisionReason",
+                "updatedInput",
+            ],
+            &reply["hookSpecificOutput"]["permissionDecision"],
+            &reply["hookSpecificOutput"]["permissionDecisionReason"],
+        ),
+    };
+    let keys = |value: &Value, known: &[&str]| {
+        for key in value.as_object().map(|o| o.keys()).into_iter().flatten() {
+            assert!(
+                known.contains(&key.as_str()),
+                "{agent} does not read `{key}`: {reply}"
+            );
+        }
+    };
+    keys(reply, top);
+    keys(&reply["hookSpecificOutput"], inner);
+    match decision {
+        Value::Null => Verdict::Runs,
+        _ if decision == "allow" => Verdict::Runs,
+        _ if decision == "deny" => {
+            assert!(
+                reason.as_str().is_some_and(|r| !r.is_empty()),
+                "{agent}: a denial without its reason: {reply}"
+            );
+            Verdict::Denied
+        }
+        _ => panic!("{agent}: a decision agentctx never gives: {reply}"),
+    }
+}
+
+/// The hook denies `payload` in the field `agent` reads.
+fn denied(p: &Project, agent: HookAgent, payload: &Value) -> bool {
+    verdict(agent, run(p, agent, None, payload).as_ref()) == Verdict::Denied
+}
+
+/// The hook lets `payload` run, as `agent` reads it.
+fn runs(p: &Project, agent: HookAgent, payload: &Value) -> bool {
+    verdict(agent, run(p, agent, None, payload).as_ref()) == Verdict::Runs
+}
+
+#[test]
+fn a_denial_counts_only_in_the_field_the_agent_reads() {
+    let claude = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "R"}});
+    let gemini = json!({"decision": "deny", "reason": "R"});
+    let copilot = json!({"permissionDecision": "deny", "permissionDecisionReason": "R"});
+    for agent in [
+        HookAgent::Claude,
+        HookAgent::Codex,
+        HookAgent::Qwen,
+        HookAgent::Opencode,
+    ] {
+        assert_eq!(verdict(agent, Some(&claude)), Verdict::Denied, "{agent}");
+    }
+    assert_eq!(verdict(HookAgent::Gemini, Some(&gemini)), Verdict::Denied);
+    assert_eq!(verdict(HookAgent::Copilot, Some(&copilot)), Verdict::Denied);
+    assert_eq!(verdict(HookAgent::Copilot, None), Verdict::Runs);
+    let context =
+        json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "x"}});
+    assert_eq!(verdict(HookAgent::Claude, Some(&context)), Verdict::Runs);
+    // Another agent's shape is not read: the checks refuse it.
+    for (agent, reply) in [
+        (HookAgent::Gemini, &claude),
+        (HookAgent::Copilot, &claude),
+        (HookAgent::Claude, &gemini),
+        (HookAgent::Qwen, &copilot),
+        (HookAgent::Opencode, &gemini),
+    ] {
+        let read = std::panic::catch_unwind(|| verdict(agent, Some(reply)));
+        assert!(read.is_err(), "{agent} {reply}");
+    }
+}
+
 fn set(payload: &mut Value, pointer: &str, value: Value) {
     *payload.pointer_mut(pointer).unwrap() = value;
 }
@@ -97,7 +213,14 @@ fn gemini_denies_a_read_a_shell_read_and_a_denied_tool_in_its_own_shape() {
 
     // A search of the folder that holds secrets/ is a read of it.
     let grep = recorded(&p, "gemini-cli-0.61.0", "BeforeTool-grep_search.json");
-    assert!(run(&p, HookAgent::Gemini, None, &grep).is_some_and(|r| r["decision"] == "deny"));
+    assert!(denied(&p, HookAgent::Gemini, &grep));
+    // A read of another file runs.
+    set(
+        &mut read,
+        "/tool_input/file_path",
+        json!(p.root.join("README.md")),
+    );
+    assert!(runs(&p, HookAgent::Gemini, &read));
 }
 
 #[test]
@@ -118,7 +241,7 @@ fn an_agents_own_tool_name_in_the_rules_still_matches() {
     let read = recorded(&p, "qwen-code-0.15.10", "PreToolUse-read_file.json");
     assert_eq!(run(&p, HookAgent::Qwen, None, &read), None);
     let write = recorded(&p, "qwen-code-0.15.10", "PreToolUse-write_file.json");
-    assert!(run(&p, HookAgent::Qwen, None, &write).is_some());
+    assert!(denied(&p, HookAgent::Qwen, &write));
 }
 
 #[test]
@@ -129,8 +252,14 @@ fn gemini_mcp_tools_are_named_by_their_server() {
         "gemini-cli-0.61.0",
         "BeforeTool-mcp_github_get_file_contents.json",
     );
-    let reply = run(&p, HookAgent::Gemini, None, &call).expect("a denial");
-    assert_eq!(reply["decision"], "deny");
+    assert!(denied(&p, HookAgent::Gemini, &call));
+    let p = Project::new("denied_tools: [github/create_issue]\n");
+    let call = recorded(
+        &p,
+        "gemini-cli-0.61.0",
+        "BeforeTool-mcp_github_get_file_contents.json",
+    );
+    assert!(runs(&p, HookAgent::Gemini, &call));
 }
 
 #[test]
@@ -149,9 +278,15 @@ fn opencode_reads_file_path_and_bash_workdir() {
     let mut bash = opencode_payload(&p, "tool.execute.before-bash.json");
     set(&mut bash, "/tool_input/command", json!("cat key"));
     bash["tool_input"]["workdir"] = json!(p.root.join("secrets"));
-    assert!(run(&p, HookAgent::Opencode, None, &bash).is_some());
+    assert!(denied(&p, HookAgent::Opencode, &bash));
     let allowed = opencode_payload(&p, "tool.execute.before-bash.json");
     assert_eq!(run(&p, HookAgent::Opencode, None, &allowed), None);
+    set(
+        &mut read,
+        "/tool_input/filePath",
+        json!(p.root.join("README.md")),
+    );
+    assert!(runs(&p, HookAgent::Opencode, &read));
 }
 
 #[test]
@@ -166,6 +301,12 @@ fn copilot_gets_flat_decisions_and_top_level_context() {
     let reply = run(&p, HookAgent::Copilot, None, &read).expect("a denial");
     assert_eq!(reply["permissionDecision"], "deny", "{reply}");
     assert!(reply.get("hookSpecificOutput").is_none());
+    set(
+        &mut read,
+        "/tool_input/path",
+        json!(p.root.join("README.md")),
+    );
+    assert!(runs(&p, HookAgent::Copilot, &read));
 
     // sessionStart: the rules' extension and the file list, at top level;
     // never the AGENTS.md chain Copilot sends itself.
@@ -185,7 +326,7 @@ fn a_copilot_sub_agents_calls_are_its_parents_session() {
     call["agent_id"] = json!("sub-1");
     call["parent_agent_id"] = json!("main-1");
     set(&mut call, "/tool_input/path", json!("secrets/key"));
-    assert!(run(&p, HookAgent::Copilot, None, &call).is_some());
+    assert!(denied(&p, HookAgent::Copilot, &call));
     // The sub-agent's state sits beside its parent's session.
     let sessions = p.home.join(".local/state/agentctx/anchors");
     let names: Vec<String> = std::fs::read_dir(&sessions)
@@ -386,14 +527,6 @@ fn qwen_s_first_prompt_gives_the_initial_context_when_session_start_did_not_fire
 // What an attack pass on the dialects found (2026-11-26), one test each:
 // every call here was allowed before its fix.
 
-fn denied(reply: Option<Value>) -> bool {
-    reply.is_some_and(|r| {
-        r["decision"] == "deny"
-            || r["permissionDecision"] == "deny"
-            || r["hookSpecificOutput"]["permissionDecision"] == "deny"
-    })
-}
-
 fn call(p: &Project, tool: &str, input: Value) -> Value {
     json!({
         "session_id": "attack", "cwd": p.root, "hook_event_name": "PreToolUse",
@@ -414,10 +547,13 @@ fn opencode_apply_patch_is_read_as_a_patch() {
     let p = Project::new(EXCLUDE);
     let patch = "*** Begin Patch\n*** Update File: secrets/key\n@@\n-SECRET\n+X\n*** End Patch";
     let payload = call(&p, "apply_patch", json!({"patchText": patch}));
-    assert!(denied(run(&p, HookAgent::Opencode, None, &payload)));
+    assert!(denied(&p, HookAgent::Opencode, &payload));
     let plugin = "*** Begin Patch\n*** Add File: .opencode/plugin/evil.js\n+x\n*** End Patch";
     let payload = call(&p, "apply_patch", json!({"patchText": plugin}));
-    assert!(denied(run(&p, HookAgent::Opencode, None, &payload)));
+    assert!(denied(&p, HookAgent::Opencode, &payload));
+    let source = "*** Begin Patch\n*** Update File: src/main.rs\n@@\n-fn main() {}\n+fn main() {  }\n*** End Patch";
+    let payload = call(&p, "apply_patch", json!({"patchText": source}));
+    assert!(runs(&p, HookAgent::Opencode, &payload));
 }
 
 #[test]
@@ -446,10 +582,7 @@ fn gemini_paths_are_judged_as_gemini_opens_them() {
         ("read_file", json!({"file_path": "~/../secrets/key"})),
     ] {
         let payload = gemini_call(&p, tool, input.clone());
-        assert!(
-            denied(run(&p, HookAgent::Gemini, None, &payload)),
-            "{tool} {input}"
-        );
+        assert!(denied(&p, HookAgent::Gemini, &payload), "{tool} {input}");
     }
     // An existing relative file is judged as itself.
     let payload = gemini_call(
@@ -458,6 +591,10 @@ fn gemini_paths_are_judged_as_gemini_opens_them() {
         json!({"file_path": "README.md", "old_string": "a", "new_string": "b"}),
     );
     assert_eq!(run(&p, HookAgent::Gemini, None, &payload), None);
+    for path in ["@README.md", "%73rc/main.rs", "~/../src/main.rs"] {
+        let payload = gemini_call(&p, "read_file", json!({"file_path": path}));
+        assert!(runs(&p, HookAgent::Gemini, &payload), "{path}");
+    }
 }
 
 #[test]
@@ -468,9 +605,11 @@ fn a_tilde_folder_is_a_folder_to_opencode() {
         "bash",
         json!({"command": "cat key", "workdir": "~/../secrets"}),
     );
-    assert!(denied(run(&p, HookAgent::Opencode, None, &payload)));
+    assert!(denied(&p, HookAgent::Opencode, &payload));
     let payload = call(&p, "read", json!({"filePath": "~/../secrets/key"}));
-    assert!(denied(run(&p, HookAgent::Opencode, None, &payload)));
+    assert!(denied(&p, HookAgent::Opencode, &payload));
+    let payload = call(&p, "read", json!({"filePath": "~/../README.md"}));
+    assert!(runs(&p, HookAgent::Opencode, &payload));
 }
 
 #[test]
@@ -481,22 +620,32 @@ fn every_copilot_search_path_is_judged() {
         "Grep",
         json!({"pattern": "SECRET", "paths": ["secrets"], "path": "src"}),
     );
-    assert!(denied(run(&p, HookAgent::Copilot, None, &payload)));
+    assert!(denied(&p, HookAgent::Copilot, &payload));
     let payload = call(
         &p,
         "Grep",
         json!({"pattern": "SECRET", "paths": ["src", "secrets"], "files": []}),
     );
-    assert!(denied(run(&p, HookAgent::Copilot, None, &payload)));
+    assert!(denied(&p, HookAgent::Copilot, &payload));
+    let payload = call(
+        &p,
+        "Grep",
+        json!({"pattern": "SECRET", "paths": ["src"], "path": "src"}),
+    );
+    assert!(runs(&p, HookAgent::Copilot, &payload));
 }
 
 #[test]
 fn an_mcp_server_name_holding_the_separator_still_matches_its_rule() {
     let p = Project::new("denied_tools: [\"my-server/*\", \"my_fs/*\"]\n");
     let payload = call(&p, "my-server-delete_file", json!({"path": "README.md"}));
-    assert!(denied(run(&p, HookAgent::Copilot, None, &payload)));
+    assert!(denied(&p, HookAgent::Copilot, &payload));
     let payload = call(&p, "my_fs_write_file", json!({"path": "README.md"}));
-    assert!(denied(run(&p, HookAgent::Opencode, None, &payload)));
+    assert!(denied(&p, HookAgent::Opencode, &payload));
+    let payload = call(&p, "other-server-delete_file", json!({"path": "README.md"}));
+    assert!(runs(&p, HookAgent::Copilot, &payload));
+    let payload = call(&p, "other_fs_write_file", json!({"path": "README.md"}));
+    assert!(runs(&p, HookAgent::Opencode, &payload));
 }
 
 #[test]
@@ -510,7 +659,23 @@ fn an_unreadable_gemini_tool_call_is_denied() {
     let env = p.env();
     let host = Host::new(&p.config, &env, Some(&p.root));
     let outcome = handle_event(raw.as_bytes(), Some(HookAgent::Gemini), None, &host);
-    assert!(denied(outcome.output), "{:?}", outcome.notes);
+    assert_eq!(
+        verdict(HookAgent::Gemini, outcome.output.as_ref()),
+        Verdict::Denied,
+        "{:?}",
+        outcome.notes
+    );
+    // The same call, readable and of another file, runs.
+    let raw = raw
+        .replace("secrets/key", "README.md")
+        .replace(&deep, "[[]]");
+    let outcome = handle_event(raw.as_bytes(), Some(HookAgent::Gemini), None, &host);
+    assert_eq!(
+        verdict(HookAgent::Gemini, outcome.output.as_ref()),
+        Verdict::Runs,
+        "{:?}",
+        outcome.notes
+    );
 }
 
 #[test]
@@ -522,10 +687,7 @@ fn the_agents_config_folders_are_protected_anywhere() {
         "sub/.github/hooks/x.json",
     ] {
         let payload = call(&p, "write", json!({"filePath": path, "content": "{}"}));
-        assert!(
-            denied(run(&p, HookAgent::Opencode, None, &payload)),
-            "{path}"
-        );
+        assert!(denied(&p, HookAgent::Opencode, &payload), "{path}");
     }
     let extension = p.home.join(".gemini/extensions/x/hooks/hooks.json");
     let payload = gemini_call(
@@ -533,7 +695,13 @@ fn the_agents_config_folders_are_protected_anywhere() {
         "write_file",
         json!({"file_path": extension, "content": "{}"}),
     );
-    assert!(denied(run(&p, HookAgent::Gemini, None, &payload)));
+    assert!(denied(&p, HookAgent::Gemini, &payload));
+    let payload = gemini_call(
+        &p,
+        "write_file",
+        json!({"file_path": "sub/hooks/x.json", "content": "{}"}),
+    );
+    assert!(runs(&p, HookAgent::Gemini, &payload));
     // A workflow file is the project's own.
     let payload = call(
         &p,
@@ -571,10 +739,21 @@ fn gemini_nul_bytes_at_slashes_and_file_urls_are_judged_as_opened() {
         ),
     ] {
         let payload = gemini_call(&p, tool, input.clone());
-        assert!(
-            denied(run(&p, HookAgent::Gemini, None, &payload)),
-            "{tool} {input}"
-        );
+        assert!(denied(&p, HookAgent::Gemini, &payload), "{tool} {input}");
+    }
+    for (tool, input) in [
+        ("read_file", json!({"file_path": "@/README.md"})),
+        (
+            "read_file",
+            json!({"file_path": format!("file://{}/README.md", p.root.display())}),
+        ),
+        (
+            "grep_search",
+            json!({"pattern": "x", "dir_path": "src", "path": "src"}),
+        ),
+    ] {
+        let payload = gemini_call(&p, tool, input.clone());
+        assert!(runs(&p, HookAgent::Gemini, &payload), "{tool} {input}");
     }
 }
 
@@ -588,7 +767,9 @@ fn copilot_paths_as_one_string_is_judged() {
         json!({"pattern": "SECRET", "paths": "../secrets"}),
     );
     payload["cwd"] = json!(p.root.join("src"));
-    assert!(denied(run(&p, HookAgent::Copilot, None, &payload)));
+    assert!(denied(&p, HookAgent::Copilot, &payload));
+    payload["tool_input"]["paths"] = json!("../src");
+    assert!(runs(&p, HookAgent::Copilot, &payload));
 }
 
 #[test]
@@ -600,10 +781,13 @@ fn opencode_mcp_resource_tools_belong_to_their_server() {
             tool,
             json!({"server": "github", "uri": "repo://o/r/contents/x"}),
         );
-        assert!(
-            denied(run(&p, HookAgent::Opencode, None, &payload)),
-            "{tool}"
+        assert!(denied(&p, HookAgent::Opencode, &payload), "{tool}");
+        let payload = call(
+            &p,
+            tool,
+            json!({"server": "gitlab", "uri": "repo://o/r/contents/x"}),
         );
+        assert!(runs(&p, HookAgent::Opencode, &payload), "{tool}");
     }
 }
 
@@ -621,11 +805,13 @@ fn asking_agentctx_about_an_excluded_file_is_not_reading_it() {
             tool,
             json!({"path": "secrets/key", "paths": ["secrets/key"]}),
         );
-        assert_eq!(run(&p, agent, None, &payload), None, "{agent} {tool}");
+        assert!(runs(&p, agent, &payload), "{agent} {tool}");
     }
     // Another tool of another server naming it is judged.
     let payload = call(&p, "mcp__fs__read_file", json!({"path": "secrets/key"}));
-    assert!(denied(run(&p, HookAgent::Claude, None, &payload)));
+    assert!(denied(&p, HookAgent::Claude, &payload));
+    let payload = call(&p, "mcp__fs__read_file", json!({"path": "README.md"}));
+    assert!(runs(&p, HookAgent::Claude, &payload));
 }
 
 #[test]
@@ -741,9 +927,12 @@ fn a_sessions_rules_hold_when_its_cwd_moves_to_a_project_without_rules() {
         let session = format!("moved-{agent}");
         // The session starts in the project, then its calls name another.
         let first = read_call(agent, &session, &p.root, "README.md");
-        assert_eq!(run(&p, agent, None, &first), None, "{agent}");
+        assert!(runs(&p, agent, &first), "{agent}");
         let moved = read_call(agent, &session, &other, &secret);
-        assert!(denied(run(&p, agent, None, &moved)), "{agent}");
+        assert!(denied(&p, agent, &moved), "{agent}");
+        let readme = p.root.join("README.md").display().to_string();
+        let moved = read_call(agent, &session, &other, &readme);
+        assert!(runs(&p, agent, &moved), "{agent}");
     }
 }
 
@@ -759,11 +948,17 @@ fn a_sub_agent_in_another_folder_keeps_its_parents_rules() {
     let mut sub = read_call(HookAgent::Copilot, "sub-1", &other, &secret);
     sub["agent_id"] = json!("sub-1");
     sub["parent_agent_id"] = json!("parent-1");
-    assert!(denied(run(&p, HookAgent::Copilot, None, &sub)));
+    assert!(denied(&p, HookAgent::Copilot, &sub));
     // opencode: the plugin sends a child's calls under the parent's session.
     let mut child = read_call(HookAgent::Opencode, "parent-1", &other, &secret);
     child["agent_id"] = json!("ses_child");
-    assert!(denied(run(&p, HookAgent::Opencode, None, &child)));
+    assert!(denied(&p, HookAgent::Opencode, &child));
+    let readme = p.root.join("README.md").display().to_string();
+    let mut child = read_call(HookAgent::Opencode, "parent-1", &other, &readme);
+    child["agent_id"] = json!("ses_child");
+    assert!(runs(&p, HookAgent::Opencode, &child));
+    sub["tool_input"]["path"] = json!(readme);
+    assert!(runs(&p, HookAgent::Copilot, &sub));
 }
 
 #[test]
@@ -778,7 +973,14 @@ fn other_spellings_of_an_excluded_path_are_the_path_for_every_agent() {
             format!("{root}/link/key"),
         ] {
             let call = read_call(agent, &format!("spell-{agent}"), &p.root, &path);
-            assert!(denied(run(&p, agent, None, &call)), "{agent} {path}");
+            assert!(denied(&p, agent, &call), "{agent} {path}");
+        }
+        for path in [
+            format!("{root}/secrets/../src/main.rs"),
+            format!("{root}/.//README.md"),
+        ] {
+            let call = read_call(agent, &format!("spell-{agent}"), &p.root, &path);
+            assert!(runs(&p, agent, &call), "{agent} {path}");
         }
     }
 }

@@ -296,6 +296,8 @@ fn plain_reply(reply: &HookReply) -> HookReply {
 
 #[cfg(test)]
 mod tests {
+    use agentctx_types::PermissionDecision;
+
     use super::*;
 
     #[test]
@@ -328,15 +330,64 @@ mod tests {
         assert!(!plain.contains("[agentctx-reminder"), "{plain}");
     }
 
+    /// The decision and its reason as `agent` reads them, from the field
+    /// it reads (Claude Code, Codex, Qwen Code and agentctx's opencode
+    /// plugin: `hookSpecificOutput`; Gemini CLI: `decision`; Copilot CLI:
+    /// a flat `permissionDecision`), and the reply without them: what is
+    /// left must be no decision of any agent.
+    fn read_decision(agent: HookAgent, reply: &Value) -> (Value, Value, Value) {
+        let mut rest = reply.clone();
+        let (decision, reason) = match agent {
+            HookAgent::Gemini => ("/decision", "/reason"),
+            HookAgent::Copilot => ("/permissionDecision", "/permissionDecisionReason"),
+            HookAgent::Claude | HookAgent::Codex | HookAgent::Qwen | HookAgent::Opencode => (
+                "/hookSpecificOutput/permissionDecision",
+                "/hookSpecificOutput/permissionDecisionReason",
+            ),
+        };
+        let mut take = |pointer: &str| {
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            let parent = if parent.is_empty() {
+                Some(&mut rest)
+            } else {
+                rest.pointer_mut(parent)
+            };
+            parent
+                .and_then(Value::as_object_mut)
+                .and_then(|o| o.remove(key))
+                .unwrap_or(Value::Null)
+        };
+        let decision = take(decision);
+        let reason = take(reason);
+        (decision, reason, rest)
+    }
+
     #[test]
-    fn every_agent_has_a_dialect_and_renders_a_denial_it_reads() {
+    fn every_agent_has_a_dialect_and_renders_a_denial_in_the_field_it_reads() {
         let deny = HookReply::deny("R");
+        let allow = HookReply::rewrite(
+            serde_json::json!({"command": "x"}),
+            PermissionDecision::Allow,
+        );
+        let context = HookReply::context("PostToolUse", "C");
         for agent in HookAgent::ALL {
-            let out = render_reply(agent, &deny).to_string();
-            assert!(
-                out.contains("\"deny\"") && out.contains("\"R\""),
+            let out = render_reply(agent, &deny);
+            let (decision, reason, rest) = read_decision(agent, &out);
+            assert_eq!(
+                (decision, reason),
+                ("deny".into(), "R".into()),
                 "{agent}: {out}"
             );
+            assert!(!rest.to_string().contains("deny"), "{agent}: {out}");
+            // A call agentctx lets run (changed) is no denial to it.
+            let out = render_reply(agent, &allow);
+            let (decision, _, rest) = read_decision(agent, &out);
+            assert!(decision.is_null() || decision == "allow", "{agent}: {out}");
+            assert!(!out.to_string().contains("deny"), "{agent}: {out}");
+            assert!(rest.to_string().contains("\"x\""), "{agent}: {out}");
+            let out = render_reply(agent, &context);
+            assert!(read_decision(agent, &out).0.is_null(), "{agent}: {out}");
+            assert!(out.to_string().contains("\"C\""), "{agent}: {out}");
         }
     }
 }
