@@ -87,3 +87,158 @@ fn a_user_uninstall_keeps_the_loader_option_a_project_install_set() {
     agentctx(&t, &codex_home, &["uninstall", "claude"]);
     assert!(!option());
 }
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+#[cfg(unix)]
+fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// `agentctx ARGS` under umask 077 (a careful user's), in the project.
+fn agentctx_umask_077(t: &TestEnv, codex_home: &Path, args: &[&str]) -> String {
+    let mut cmd = std::process::Command::new("sh");
+    cmd.env_clear()
+        .env("HOME", &t.home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("CODEX_HOME", codex_home)
+        .current_dir(&t.project)
+        .stdin(std::process::Stdio::null())
+        .args([
+            "-c",
+            "umask 077 && exec \"$0\" \"$@\"",
+            env!("CARGO_BIN_EXE_agentctx"),
+        ])
+        .args(args);
+    let (code, out, err) = run(&mut cmd);
+    assert_eq!(code, 0, "agentctx {args:?}: {err}");
+    out
+}
+
+/// Codex's recorded SessionStart for the project, through the hook.
+fn codex_session_start(t: &TestEnv, codex_home: &Path) -> String {
+    let root = std::fs::canonicalize(&t.project).unwrap();
+    let payload = std::fs::read_to_string(
+        common::workspace_root().join("fixtures/agents/codex-0.169.0/hook-session-start.json"),
+    )
+    .unwrap()
+    .replace("{{SCRATCH}}/repo", &root.display().to_string())
+    .replace("{{SCRATCH}}", &t.dir.path().display().to_string());
+    let mut cmd = t.cmd();
+    cmd.env("CODEX_HOME", codex_home)
+        .args(["hook", "--agent", "codex", "--explain"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), payload.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_settings_file_keeps_its_mode_through_install_and_uninstall_whatever_the_umask() {
+    let (t, codex_home) = project();
+    let settings = t.write("project/.claude/settings.local.json", "{}\n");
+    set_mode(&settings, 0o664);
+    let mut install = vec!["install", "claude"];
+    install.extend(PROGRAM);
+    agentctx_umask_077(&t, &codex_home, &install);
+    assert!(
+        std::fs::read_to_string(&settings)
+            .unwrap()
+            .contains("agentctx")
+    );
+    assert_eq!(mode(&settings), 0o664, "install kept the mode");
+    // Edited since: uninstall takes the entries out (a rewrite, not a restore).
+    let edited =
+        std::fs::read_to_string(&settings)
+            .unwrap()
+            .replacen('{', "{\n  \"model\": \"opus\",", 1);
+    std::fs::write(&settings, edited).unwrap();
+    let out = agentctx_umask_077(&t, &codex_home, &["uninstall", "claude"]);
+    assert!(out.contains("entries removed"), "{out}");
+    assert_eq!(mode(&settings), 0o664, "uninstall kept the mode");
+}
+
+#[cfg(unix)]
+#[test]
+fn codexs_project_config_keeps_its_mode_through_install_sessions_and_uninstall() {
+    let (t, codex_home) = project();
+    t.write(
+        "project/.coding-agent-rules.yaml",
+        "file_patterns:\n  exclude: [\"secrets/\"]\n",
+    );
+    let config = t.write("project/.codex/config.toml", "model = \"gpt-5.5\"\n");
+    set_mode(&config, 0o644);
+    let mut install = vec!["install", "codex"];
+    install.extend(PROGRAM);
+    agentctx_umask_077(&t, &codex_home, &install);
+    assert!(
+        std::fs::read_to_string(&config)
+            .unwrap()
+            .contains("[permissions.agentctx")
+    );
+    assert_eq!(mode(&config), 0o644, "install kept the mode");
+    // The tree changed: the next session start writes the profile again.
+    std::fs::create_dir_all(t.project.join("secrets")).unwrap();
+    let explained = codex_session_start(&t, &codex_home);
+    assert!(explained.contains("refreshed"), "{explained}");
+    assert!(
+        std::fs::read_to_string(&config)
+            .unwrap()
+            .contains("secrets")
+    );
+    assert_eq!(mode(&config), 0o644, "the session start kept the mode");
+    agentctx_umask_077(&t, &codex_home, &["uninstall", "codex"]);
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        "model = \"gpt-5.5\"\n"
+    );
+    assert_eq!(mode(&config), 0o644, "uninstall kept the mode");
+}
+
+/// Root may give a file back to its owner; a rewrite must (a settings
+/// file of another user's that root edits stays theirs).
+#[cfg(unix)]
+#[test]
+fn a_file_root_rewrites_keeps_its_owner() {
+    use std::os::unix::fs::MetadataExt as _;
+    let (t, codex_home) = project();
+    let settings = t.write("project/.claude/settings.local.json", "{}\n");
+    let config = t.write("project/.codex/config.toml", "model = \"x\"\n");
+    let (uid, gid) = (4242, 4343);
+    if std::os::unix::fs::chown(&settings, Some(uid), Some(gid)).is_err() {
+        // Only root can give a file away; as anyone else the owner of a
+        // rewritten file is the process's, as it was.
+        assert_ne!(
+            std::fs::metadata(&t.home).unwrap().uid(),
+            0,
+            "root could not chown"
+        );
+        eprintln!("not root: the owner cannot be changed, so it is not checked");
+        return;
+    }
+    std::os::unix::fs::chown(&config, Some(uid), Some(gid)).unwrap();
+    t.write(
+        "project/.coding-agent-rules.yaml",
+        "file_patterns:\n  exclude: [\"secrets/\"]\n",
+    );
+    let mut install = vec!["install", "claude"];
+    install.extend(PROGRAM);
+    agentctx(&t, &codex_home, &install);
+    let mut install = vec!["install", "codex"];
+    install.extend(PROGRAM);
+    agentctx(&t, &codex_home, &install);
+    std::fs::create_dir_all(t.project.join("secrets")).unwrap();
+    assert!(codex_session_start(&t, &codex_home).contains("refreshed"));
+    for file in [&settings, &config] {
+        let meta = std::fs::metadata(file).unwrap();
+        assert_eq!((meta.uid(), meta.gid()), (uid, gid), "{}", file.display());
+    }
+}

@@ -127,12 +127,7 @@ pub(crate) fn restore_head(saved: Option<&(PathBuf, Vec<u8>)>) -> Option<String>
     if head_is_valid(&now) {
         return None;
     }
-    let restored = (|| {
-        let dir = head.parent().unwrap_or(Path::new("."));
-        let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-        std::io::Write::write_all(&mut temp, bytes)?;
-        temp.persist(head).map(drop).map_err(|e| e.error)
-    })();
+    let restored = crate::install::replace_file(head, bytes, None);
     Some(match restored {
         Ok(()) => format!(
             "agentctx: the command left {} unreadable to git (git would then take the project folder for a repository of the command's): it was put back",
@@ -244,4 +239,27 @@ pub(crate) fn set_aside(root: &Path, absent: &[PathBuf], links: &[PathBuf]) -> V
         });
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(unix)]
+    #[test]
+    fn a_head_put_back_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let head = dir.path().join(".git/HEAD");
+        std::fs::create_dir_all(head.parent().unwrap()).unwrap();
+        std::fs::write(&head, "ref: refs/heads/main\n").unwrap();
+        std::fs::set_permissions(&head, std::fs::Permissions::from_mode(0o664)).unwrap();
+        let saved = super::git_head(dir.path());
+        std::fs::write(&head, "not a ref").unwrap();
+        assert!(super::restore_head(saved.as_ref()).is_some());
+        assert_eq!(
+            std::fs::read_to_string(&head).unwrap(),
+            "ref: refs/heads/main\n"
+        );
+        let mode = std::fs::metadata(&head).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o664);
+    }
 }

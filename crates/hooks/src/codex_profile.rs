@@ -14,7 +14,12 @@ pub(crate) fn refresh(host: &Host<'_>, notes: &mut Vec<String>) {
     let Some(anchor) = host.anchor else {
         return;
     };
-    let file = anchor.root.join(".codex/config.toml");
+    let Some(file) = real_file(&anchor.root.join(".codex/config.toml"), &anchor.root) else {
+        return notes.push(
+            "Codex permission profile not refreshed: .codex/config.toml links out of the project"
+                .to_owned(),
+        );
+    };
     let Ok(text) = std::fs::read_to_string(&file) else {
         return;
     };
@@ -29,12 +34,8 @@ pub(crate) fn refresh(host: &Host<'_>, notes: &mut Vec<String>) {
     };
     match crate::install::edit_codex_profile(Some(&text), &entries, true) {
         Ok(fresh) if fresh != text => {
-            let written = tempfile::NamedTempFile::new_in(file.parent().unwrap_or(&anchor.root))
-                .and_then(|mut temp| {
-                    std::io::Write::write_all(&mut temp, fresh.as_bytes())?;
-                    temp.persist(&file).map(drop).map_err(|e| e.error)
-                });
-            match written {
+            // The user's file: its mode and owner stay.
+            match crate::install::replace_file(&file, fresh.as_bytes(), None) {
                 Ok(()) => notes.push(format!(
                     "Codex permission profile in {} refreshed (from the next session)",
                     file.display()
@@ -47,4 +48,20 @@ pub(crate) fn refresh(host: &Host<'_>, notes: &mut Vec<String>) {
         Ok(_) => {}
         Err(error) => notes.push(format!("Codex permission profile not refreshed: {error}")),
     }
+}
+
+/// The file itself, or the target of a link that stays in the project
+/// (written there so the link stays a link, as install does); `None` for
+/// a link out of it.
+fn real_file(file: &std::path::Path, root: &std::path::Path) -> Option<std::path::PathBuf> {
+    let is_link = std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return Some(file.to_path_buf());
+    }
+    // A dangling link is left to the read that follows.
+    let Ok(target) = std::fs::canonicalize(file) else {
+        return Some(file.to_path_buf());
+    };
+    let root = std::fs::canonicalize(root).ok()?;
+    target.starts_with(&root).then_some(target)
 }

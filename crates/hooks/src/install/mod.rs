@@ -51,6 +51,7 @@ pub use setup::{
 };
 use targets::{FileKind, Target, targets};
 pub use write::apply;
+pub(crate) use write::replace_file;
 
 /// Which settings an install writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

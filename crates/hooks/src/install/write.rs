@@ -99,18 +99,45 @@ fn write_atomically(
         .collect();
     created.reverse();
     std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let mode = mode.or_else(|| current_mode(path)).unwrap_or(0o644);
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".agentctx-").suffix(".tmp");
+    replace_file(path, text.as_bytes(), mode).map_err(io(path))?;
+    Ok(created)
+}
+
+/// Replaces the user's file `path` with `bytes` atomically, through a
+/// temporary file in its folder, keeping what the file was: its mode
+/// (`mode` when given, else the file's, else 0644 for a new file; set
+/// exactly, whatever the umask) and its owner and group (where the
+/// process may give them: as root, or a group it is in; otherwise the
+/// file becomes the process's, as any editor's save would make it).
+pub(crate) fn replace_file(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    // A link's target's mode is not the file's (a link here is replaced).
+    let existing = std::fs::symlink_metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file);
+    let mut temp = tempfile::Builder::new()
+        .prefix(".agentctx-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    std::io::Write::write_all(&mut temp, bytes)?;
     #[cfg(unix)]
     {
-        use std::os::unix::fs::PermissionsExt as _;
-        builder.permissions(std::fs::Permissions::from_mode(mode));
+        use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+        let mode = mode
+            .or_else(|| existing.as_ref().map(|m| m.mode() & 0o7777))
+            .unwrap_or(0o644);
+        if let Some(meta) = &existing {
+            // Refused (EPERM) where the process may not: then it is ours.
+            let _ = std::os::unix::fs::fchown(temp.as_file(), Some(meta.uid()), Some(meta.gid()))
+                .or_else(|_| std::os::unix::fs::fchown(temp.as_file(), None, Some(meta.gid())));
+        }
+        // After the owner: chown clears the set-id bits.
+        temp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))?;
     }
-    let mut temp = builder.tempfile_in(dir).map_err(io(dir))?;
-    std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(io(path))?;
-    temp.persist(path).map_err(|e| io(path)(e.error))?;
-    Ok(created)
+    #[cfg(not(unix))]
+    let _ = (mode, existing);
+    temp.persist(path).map(drop).map_err(|e| e.error)
 }
 
 #[cfg(unix)]
