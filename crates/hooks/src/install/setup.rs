@@ -13,7 +13,7 @@ use super::{InstallError, Places, Request, Scope};
 #[derive(Debug, thiserror::Error)]
 pub enum ProgramError {
     /// The binary was deleted or replaced since it started.
-    #[error("the running agentctx ({}) no longer exists on disk; install it first (cargo install --path crates/cli) and run `agentctx install` from there", .0.display())]
+    #[error("the running agentctx ({}) no longer exists on disk; install it first (cargo install --locked --path crates/cli) and run `agentctx install` from there", .0.display())]
     Gone(PathBuf),
     /// Its path cannot be resolved.
     #[error("cannot resolve the path of the running agentctx ({}): {source}", .path.display())]
@@ -24,7 +24,7 @@ pub enum ProgramError {
         source: std::io::Error,
     },
     /// It lives in a temporary folder that will not outlive the session.
-    #[error("the running agentctx is in a temporary folder ({}); hooks must name a binary that stays: install it (cargo install --path crates/cli) or pass --program PATH", .0.display())]
+    #[error("the running agentctx is in a temporary folder ({}); hooks must name a binary that stays: install it (cargo install --locked --path crates/cli) or pass --program PATH", .0.display())]
     Temporary(PathBuf),
     /// Its path cannot be written into a settings file.
     #[error("the path of agentctx is not UTF-8: {}", .0.display())]

@@ -638,3 +638,17 @@ fn a_codex_project_install_with_its_permission_profile_leaves_nothing_behind() {
     uninstall(&r, &f.places);
     assert!(!f.places.root.join(".codex").exists());
 }
+
+#[test]
+fn every_message_that_says_to_install_agentctx_says_locked() {
+    // Without --locked, cargo install ignores Cargo.lock and builds newer
+    // crates than the ones tested.
+    let gone = ProgramError::Gone(PathBuf::from("/x/agentctx")).to_string();
+    let temporary = ProgramError::Temporary(PathBuf::from("/tmp/agentctx")).to_string();
+    for message in [gone, temporary] {
+        assert!(
+            message.contains("cargo install --locked --path crates/cli"),
+            "{message}"
+        );
+    }
+}
