@@ -503,7 +503,9 @@ pub struct InstallArgs {
     /// Print the changes as a diff; write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// The program hooks run (default: this agentctx, by absolute path).
+    /// The agentctx the hooks run: an absolute path, or `agentctx` to find
+    /// it on the agent's PATH (default: this binary by its absolute path;
+    /// needed when this one is in a temporary folder such as /tmp).
     #[arg(long, value_name = "PATH")]
     pub program: Option<String>,
     /// Claude Code: switch its built-in AGENTS.md loader off (user settings);

@@ -242,3 +242,54 @@ fn a_file_root_rewrites_keeps_its_owner() {
         assert_eq!((meta.uid(), meta.gid()), (uid, gid), "{}", file.display());
     }
 }
+
+/// A binary in a temporary folder (here: `TMPDIR` names the folder the
+/// test's binary is in, wherever the build folder is).
+fn in_temporary_folder(t: &TestEnv, args: &[&str]) -> (i32, String, String) {
+    let binary = Path::new(env!("CARGO_BIN_EXE_agentctx"));
+    let temp = std::fs::canonicalize(binary.parent().unwrap()).unwrap();
+    run(t.cmd().env("TMPDIR", &temp).args(args))
+}
+
+#[test]
+fn a_binary_in_a_temporary_folder_is_refused_with_how_to_name_another() {
+    let (t, _) = project();
+    let (code, _, err) = in_temporary_folder(&t, &["install", "claude"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("temporary folder"), "{err}");
+    // What --program takes, and that a dry run still works.
+    assert!(
+        err.contains("--program PATH (an absolute path outside the temporary folder"),
+        "{err}"
+    );
+    assert!(err.contains("--dry-run shows the changes"), "{err}");
+    assert!(
+        err.contains("cargo install --locked --path crates/cli"),
+        "{err}"
+    );
+    assert!(!t.project.join(".claude").exists());
+    let (_, help, _) = run(t.cmd().args(["install", "--help"]));
+    assert!(help.contains("temporary folder"), "{help}");
+    let (code, out, err) =
+        in_temporary_folder(&t, &["install", "claude", "--program", "/opt/bin/agentctx"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("installed"), "{out}");
+}
+
+#[test]
+fn a_dry_run_from_a_temporary_folder_shows_the_changes_and_writes_nothing() {
+    let (t, _) = project();
+    let (code, out, err) = in_temporary_folder(&t, &["install", "claude", "--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_agentctx")).unwrap();
+    assert!(
+        out.contains(&format!("'{}' hook --agent claude", binary.display())),
+        "{out}"
+    );
+    assert!(err.contains("--program PATH"), "the refusal is said: {err}");
+    assert!(!t.project.join(".claude").exists(), "nothing written");
+    assert!(
+        !t.home.join(".local/state/agentctx/installs").exists(),
+        "no record"
+    );
+}

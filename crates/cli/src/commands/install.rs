@@ -40,7 +40,19 @@ fn run(
     } else {
         Scope::Project
     };
-    let program = scope.program(args.program.as_deref(), adding)?;
+    let program = match scope.program(args.program.as_deref(), adding) {
+        Ok(program) => program,
+        // A dry run writes nothing: it shows the changes with this binary,
+        // and why a real install would refuse it.
+        Err(error) if args.dry_run && error.unreliable_program().is_some() => {
+            tracing::warn!("{error}");
+            error
+                .unreliable_program()
+                .map(|path| path.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        }
+        Err(error) => return Err(error.into()),
+    };
     let root = if scope == Scope::User {
         inv.cwd.clone()
     } else {

@@ -13,7 +13,7 @@ use super::{InstallError, Places, Request, Scope};
 #[derive(Debug, thiserror::Error)]
 pub enum ProgramError {
     /// The binary was deleted or replaced since it started.
-    #[error("the running agentctx ({}) no longer exists on disk; install it first (cargo install --locked --path crates/cli) and run `agentctx install` from there", .0.display())]
+    #[error("the running agentctx ({}) no longer exists on disk (rebuilt or removed since it started): run `agentctx install` from the binary the hooks should run, or name it with --program PATH (cargo install --locked --path crates/cli puts one in ~/.cargo/bin)", .0.display())]
     Gone(PathBuf),
     /// Its path cannot be resolved.
     #[error("cannot resolve the path of the running agentctx ({}): {source}", .path.display())]
@@ -24,7 +24,7 @@ pub enum ProgramError {
         source: std::io::Error,
     },
     /// It lives in a temporary folder that will not outlive the session.
-    #[error("the running agentctx is in a temporary folder ({}); hooks must name a binary that stays: install it (cargo install --locked --path crates/cli) or pass --program PATH", .0.display())]
+    #[error("the running agentctx is in a temporary folder ({}), which may be emptied before the agent's next session, and the hooks run it at every session: name the agentctx they should run with --program PATH (an absolute path outside the temporary folder, or `agentctx` to find it on the agent's PATH), or install agentctx outside it (cargo install --locked --path crates/cli puts it in ~/.cargo/bin) and run `agentctx install` from there; --dry-run shows the changes with this path", .0.display())]
     Temporary(PathBuf),
     /// Its path cannot be written into a settings file.
     #[error("the path of agentctx is not UTF-8: {}", .0.display())]
@@ -32,6 +32,17 @@ pub enum ProgramError {
     /// The system does not say which binary is running.
     #[error("cannot find the running agentctx: {0}")]
     Unknown(#[source] std::io::Error),
+}
+
+impl ProgramError {
+    /// The running binary's path, when it is known but cannot be relied
+    /// on (gone, temporary): a dry run shows its changes with it.
+    pub fn unreliable_program(&self) -> Option<&Path> {
+        match self {
+            Self::Gone(path) | Self::Temporary(path) => Some(path),
+            Self::Unresolved { .. } | Self::NotUtf8(_) | Self::Unknown(_) => None,
+        }
+    }
 }
 
 /// The program to write into hook commands: the running agentctx binary,
