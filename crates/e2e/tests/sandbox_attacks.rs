@@ -4,6 +4,9 @@
 //! folder's times set back to fool the kept walk, protected files that did
 //! not exist created by a command, a `$TMPDIR` swapped for a link to the
 //! home folder. Each case runs with and without `agentctx-sandbox-init`.
+//! Each also shows that its commands ran (a sandbox that runs nothing
+//! leaks nothing): the files its setup makes, the tools' own errors for the
+//! attack, and the same command reading what it may.
 //! Run with `scripts/e2e` (bubblewrap).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
@@ -92,6 +95,65 @@ fn leaked(run: &AgentRun) -> bool {
     run.stdout.contains(SECRET) || run.stderr.contains(SECRET)
 }
 
+/// The command ran and the kernel refused it: it exited with `code` and
+/// a tool said `said` (`cat: x: Permission denied`). A sandbox that runs
+/// nothing says nothing.
+#[track_caller]
+fn refused(run: &AgentRun, code: i32, said: &str) {
+    assert_eq!(run.code, Some(code), "{run:?}");
+    assert!(run.stderr.contains(said), "`{said}` not in {run:?}");
+}
+
+/// Whether Claude Code (or Codex, which reads the same shape) refuses the
+/// call on the hook's `answer`: `hookSpecificOutput.permissionDecision`
+/// of a `PreToolUse` reply decides; an empty answer lets it run; any other
+/// shape fails the test.
+#[track_caller]
+fn claude_denies(answer: &str) -> bool {
+    if answer.trim().is_empty() {
+        return false;
+    }
+    let reply: serde_json::Value = serde_json::from_str(answer).unwrap();
+    let keys: Vec<&String> = reply.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["hookSpecificOutput"], "{answer}");
+    let out = &reply["hookSpecificOutput"];
+    assert_eq!(out["hookEventName"], "PreToolUse", "{answer}");
+    match out["permissionDecision"].as_str() {
+        Some("deny") => {
+            assert!(
+                out["permissionDecisionReason"]
+                    .as_str()
+                    .is_some_and(|r| !r.is_empty()),
+                "{answer}"
+            );
+            true
+        }
+        None | Some("allow") => false,
+        Some(other) => panic!("a decision agentctx never gives here ({other}): {answer}"),
+    }
+}
+
+/// What `made` was moved to when it was set aside, read (a file) or
+/// listed (a folder); the setup that made it ran.
+#[track_caller]
+fn set_aside(s: &Sandbox, made: &str) -> String {
+    let path = s.root.join(format!("{made}.agentctx-refused"));
+    let meta = std::fs::symlink_metadata(&path)
+        .unwrap_or_else(|e| panic!("{} was not set aside: {e}", path.display()));
+    if meta.is_dir() {
+        let mut names: Vec<String> = std::fs::read_dir(&path)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names.join(" ")
+    } else if meta.is_symlink() {
+        std::fs::read_link(&path).unwrap().display().to_string()
+    } else {
+        std::fs::read_to_string(&path).unwrap()
+    }
+}
+
 #[test]
 #[ignore = "needs bubblewrap: scripts/e2e"]
 fn the_kernels_settings_are_read_only_even_to_root() {
@@ -102,7 +164,7 @@ fn the_kernels_settings_are_read_only_even_to_root() {
             &s,
             &program,
             &[],
-            "h=$(cat /proc/sys/kernel/hostname); echo \"$h\" > /proc/sys/kernel/hostname && echo WROTE-SYSCTL",
+            "h=$(cat /proc/sys/kernel/hostname); echo \"READ-SYSCTL=$h\"; echo \"$h\" > /proc/sys/kernel/hostname && echo WROTE-SYSCTL",
         );
         assert!(
             !run.stdout.contains("WROTE-SYSCTL"),
@@ -110,6 +172,14 @@ fn the_kernels_settings_are_read_only_even_to_root() {
             program.display(),
             run.stderr
         );
+        // It read the setting and tried the write.
+        assert!(
+            run.stdout
+                .lines()
+                .any(|l| l.len() > "READ-SYSCTL=".len() && l.starts_with("READ-SYSCTL=")),
+            "{run:?}"
+        );
+        refused(&run, 1, "/proc/sys/kernel/hostname: Read-only file system");
     }
 }
 
@@ -119,20 +189,25 @@ fn folders_of_masked_and_protected_paths_cannot_be_moved_away() {
     let s = project();
     let git_config = std::fs::read_to_string(s.root.join(".git/config")).unwrap();
     for program in programs(&s) {
+        // Each move ran, and the kernel refused it.
         for command in [
             "mv cfg cfg2",
             "mv sub sub2",
             "cp -a .git .git2 && git config -f .git2/config core.fsmonitor 'touch /tmp/agentctx-pwned; false' && mv .git .git-old && mv .git2 .git",
             "python3 -c \"import os; os.rename('cfg', 'cfg3')\"",
         ] {
-            exec(&s, &program, &[], command);
+            let run = exec(&s, &program, &[], command);
+            refused(&run, 1, "Device or resource busy");
         }
-        for command in [
-            "cat cfg2/prod/db.txt",
-            "cat cfg3/prod/db.txt",
-            "cat cfg/prod/db.txt",
-            "cat sub2/deep/x.pem",
-            "cat sub/deep/x.pem",
+        // The copy was made and changed before its move was refused.
+        let copy = std::fs::read_to_string(s.root.join(".git2/config")).unwrap();
+        assert!(copy.contains("fsmonitor"), "{copy}");
+        for (command, missing) in [
+            ("cat cfg2/prod/db.txt", "No such file or directory"),
+            ("cat cfg3/prod/db.txt", "No such file or directory"),
+            ("cat cfg/prod/db.txt", "Permission denied"),
+            ("cat sub2/deep/x.pem", "No such file or directory"),
+            ("cat sub/deep/x.pem", "Permission denied"),
         ] {
             let run = exec(&s, &program, &[], command);
             assert!(
@@ -141,7 +216,12 @@ fn folders_of_masked_and_protected_paths_cannot_be_moved_away() {
                 program.display(),
                 run.stdout
             );
+            let path = command.trim_start_matches("cat ");
+            refused(&run, 1, &format!("cat: {path}: {missing}"));
         }
+        // The same reads of what the rules allow print it.
+        let run = exec(&s, &program, &[], "cat cfg/dev/db.txt README.md");
+        assert_eq!(run.stdout, "dev\nREADME\n", "{run:?}");
         assert_eq!(
             std::fs::read_to_string(s.root.join(".git/config")).unwrap(),
             git_config
@@ -156,22 +236,35 @@ fn a_folder_whose_time_is_set_back_is_walked_again() {
     let s = project();
     for (i, program) in programs(&s).iter().enumerate() {
         let name = format!("late-{i}.pem");
+        let deep = s.root.join("sub/deep");
+        let before = std::fs::metadata(&deep).unwrap().modified().unwrap();
         // The command makes an empty file an exclude names and sets the
         // folder's time back, hoping the kept walk is used; then the user
-        // saves a key there.
-        exec(
+        // saves a key there (and a note beside it).
+        let run = exec(
             &s,
             program,
             &[],
             &format!("m=$(stat -c %y sub/deep); touch sub/deep/{name}; touch -d \"$m\" sub/deep"),
         );
-        std::fs::write(
-            s.root.join("sub/deep").join(&name),
-            format!("{SECRET}-LATE\n"),
-        )
-        .unwrap();
-        let run = exec(&s, program, &[], &format!("cat sub/deep/{name}"));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert!(deep.join(&name).exists(), "the command made it: {run:?}");
+        assert_eq!(
+            std::fs::metadata(&deep).unwrap().modified().unwrap(),
+            before,
+            "the command set the folder's time back"
+        );
+        std::fs::write(deep.join(&name), format!("{SECRET}-LATE\n")).unwrap();
+        std::fs::write(deep.join(format!("late-{i}.txt")), format!("NOTE-{i}\n")).unwrap();
+        let run = exec(
+            &s,
+            program,
+            &[],
+            &format!("cat sub/deep/late-{i}.txt sub/deep/{name}"),
+        );
         assert!(!leaked(&run), "{}: {}", program.display(), run.stdout);
+        assert_eq!(run.stdout, format!("NOTE-{i}\n"), "{run:?}");
+        refused(&run, 1, &format!("cat: sub/deep/{name}: Permission denied"));
     }
 }
 
@@ -184,7 +277,12 @@ fn protected_files_a_command_creates_are_set_aside() {
             &s,
             &program,
             &[],
-            "printf 'project_agent_rules:\\n  enabled: false\\n' > .agentctx.yaml; mkdir -p .codex && echo 'x = 1' > .codex/config.toml; mkdir -p .github && echo IGNORE > .github/AGENTS.md",
+            "printf 'project_agent_rules:\\n  enabled: false\\n' > .agentctx.yaml; mkdir -p .codex && echo 'x = 1' > .codex/config.toml; mkdir -p .github && echo IGNORE > .github/AGENTS.md; echo RAN-TO-THE-END",
+        );
+        assert_eq!(run.stdout, "RAN-TO-THE-END\n", "{run:?}");
+        assert_eq!(
+            set_aside(&s, ".agentctx.yaml"),
+            "project_agent_rules:\n  enabled: false\n"
         );
         assert!(!s.root.join(".agentctx.yaml").exists(), "{}", run.stderr);
         assert!(
@@ -201,6 +299,16 @@ fn protected_files_a_command_creates_are_set_aside() {
             run.stderr
         );
         std::fs::remove_file(s.root.join(".agentctx.yaml.agentctx-refused")).unwrap();
+        // The folder and the file it made elsewhere were set aside too.
+        assert!(
+            run.stderr.contains(".codex, which the rules protect"),
+            "{run:?}"
+        );
+        assert!(
+            run.stderr
+                .contains(".github/AGENTS.md, which the rules protect"),
+            "{run:?}"
+        );
     }
 }
 
@@ -211,11 +319,25 @@ fn a_temporary_folder_swapped_for_a_link_to_home_opens_nothing() {
     let tmp = format!("/tmp/agentctx-e2e-tmpdir-{}", std::process::id());
     std::fs::create_dir_all(&tmp).unwrap();
     for program in programs(&s) {
-        exec(
+        // The temporary folder is writable while it is one.
+        let run = exec(
+            &s,
+            &program,
+            &[("TMPDIR", &tmp)],
+            &format!("echo ok > {tmp}/probe && echo WROTE-TMP"),
+        );
+        assert_eq!(run.stdout, "WROTE-TMP\n", "{run:?}");
+        let run = exec(
             &s,
             &program,
             &[("TMPDIR", &tmp)],
             &format!("rm -rf {tmp} && ln -s \"$HOME\" {tmp}"),
+        );
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert_eq!(
+            std::fs::read_link(&tmp).unwrap(),
+            s.home,
+            "the link was made"
         );
         let run = exec(
             &s,
@@ -230,6 +352,11 @@ fn a_temporary_folder_swapped_for_a_link_to_home_opens_nothing() {
             run.stderr
         );
         assert!(!s.home.join(".bashrc-planted").exists());
+        refused(
+            &run,
+            1,
+            &format!("{tmp}/.bashrc-planted: Read-only file system"),
+        );
         let _ = std::fs::remove_file(&tmp);
         std::fs::create_dir_all(&tmp).unwrap();
     }
@@ -243,23 +370,62 @@ fn a_temporary_folder_swapped_for_a_link_to_home_opens_nothing() {
 fn git_is_kept_from_running_what_a_command_left() {
     let s = project();
     let program = agentctx_bin();
+    // `.git/commondir` naming a folder whose config runs a program. The
+    // folder is outside the project, read-only in the sandbox: it is there
+    // before (the command could not make it).
     let evil = s.path().join("evilgit");
-    // `.git/commondir` naming a folder whose config runs a program.
+    for dir in ["objects", "refs"] {
+        std::fs::create_dir_all(evil.join(dir)).unwrap();
+    }
+    std::fs::write(
+        evil.join("config"),
+        format!(
+            "[core]\n\tfsmonitor = \"touch {}; false\"\n",
+            evil.join("PWNED").display()
+        ),
+    )
+    .unwrap();
     let run = exec(
         &s,
         &program,
         &[],
         &format!(
-            "mkdir -p {e}/objects {e}/refs && printf '[core]\\n\\tfsmonitor = \"touch {e}/PWNED; false\"\\n' > {e}/config && echo {e} > .git/commondir; echo x > .git/config.worktree",
-            e = evil.display()
+            "echo {} > .git/commondir; echo x > .git/config.worktree; echo RAN",
+            evil.display()
         ),
     );
+    // git outside the sandbox afterwards (the user's, the agent's own).
+    let status = std::process::Command::new("git")
+        .args(["status", "--short"])
+        .current_dir(&s.root)
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    assert_eq!(run.stdout, "RAN\n", "{run:?}");
     assert!(!s.root.join(".git/commondir").exists(), "{}", run.stderr);
     assert!(
         !s.root.join(".git/config.worktree").exists(),
         "{}",
         run.stderr
     );
+    assert_eq!(
+        set_aside(&s, ".git/commondir").trim(),
+        evil.display().to_string()
+    );
+    assert_eq!(set_aside(&s, ".git/config.worktree"), "x\n");
+    assert!(!evil.join("PWNED").exists(), "git ran the config's program");
+    // The control: the same entry left in place does run it.
+    std::fs::write(
+        s.root.join(".git/commondir"),
+        format!("{}\n", evil.display()),
+    )
+    .unwrap();
+    std::process::Command::new("git")
+        .args(["status", "--short"])
+        .current_dir(&s.root)
+        .output()
+        .unwrap();
+    assert!(evil.join("PWNED").exists(), "the attack is one");
     // A project that is not a repository: a `.git` the command makes.
     let plain = project();
     std::fs::remove_dir_all(plain.root.join(".git")).unwrap();
@@ -275,6 +441,11 @@ fn git_is_kept_from_running_what_a_command_left() {
         "{}",
         run.stderr
     );
+    let made = std::fs::read_to_string(plain.root.join(".git.agentctx-refused/config")).unwrap();
+    assert!(
+        made.contains("fsmonitor"),
+        "git init and config ran: {made}"
+    );
 }
 
 #[test]
@@ -289,7 +460,10 @@ fn what_a_killed_command_made_is_set_aside_before_the_next_one() {
     assert!(s.root.join(".agentctx.yaml").exists(), "the kill left it");
     let run = exec(&s, &agentctx_bin(), &[], "true");
     assert!(!s.root.join(".agentctx.yaml").exists(), "{}", run.stderr);
-    assert!(s.root.join(".agentctx.yaml.agentctx-refused").exists());
+    assert_eq!(
+        set_aside(&s, ".agentctx.yaml"),
+        "project_agent_rules:\n  sandbox: off\n"
+    );
 }
 
 #[test]
@@ -308,14 +482,19 @@ fn protected_names_made_in_subfolders_or_through_links_are_set_aside_there() {
             other.join(".github").display()
         ),
     );
-    for made in [
-        "sub/.claude",
-        "cfg/dev/.codex",
-        "sub/.agentctx.yaml",
-        ".github",
+    for (made, held) in [
+        ("sub/.claude", "settings.json"),
+        ("cfg/dev/.codex", "config.toml"),
+        ("sub/.agentctx.yaml", "x: 1\n"),
     ] {
         assert!(!s.root.join(made).exists(), "{made}: {}", run.stderr);
+        assert_eq!(set_aside(&s, made), held, "{made}");
     }
+    assert!(!s.root.join(".github").exists(), "{}", run.stderr);
+    assert_eq!(
+        set_aside(&s, ".github"),
+        other.join(".github").display().to_string()
+    );
     // The link was set aside, not what it pointed at.
     assert_eq!(
         std::fs::read_to_string(other.join(".github/AGENTS.md")).unwrap(),
@@ -355,8 +534,25 @@ fn file_tools_keep_off_what_the_sandbox_keeps_read_only() {
             &["hook", "--agent", "claude"],
             &payload.to_string(),
         );
-        assert!(run.stdout.contains("\"deny\""), "{input}: {}", run.stdout);
+        assert!(claude_denies(&run.stdout), "{input}: {}", run.stdout);
     }
+    // A Write the sandbox allows is allowed to the file tool too.
+    let payload = serde_json::json!({
+        "session_id": "attack",
+        "cwd": s.root,
+        "hook_event_name": "PreToolUse",
+        "permission_mode": "bypassPermissions",
+        "tool_name": "Write",
+        "tool_input": {"file_path": s.root.join("src/new.rs"), "content": "x\n"},
+        "tool_use_id": "toolu_attack",
+    });
+    let run = s.agentctx_with_input(
+        &s.root,
+        &["hook", "--agent", "claude"],
+        &payload.to_string(),
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(!claude_denies(&run.stdout), "{}", run.stdout);
 }
 
 #[test]
@@ -369,7 +565,8 @@ fn a_link_the_user_made_stays_and_one_put_in_place_of_a_folder_is_set_aside() {
     let shared = s.root.join("shared-github");
     std::fs::create_dir_all(&shared).unwrap();
     std::os::unix::fs::symlink(&shared, s.root.join(".github")).unwrap();
-    exec(&s, &agentctx_bin(), &[], "echo RULES > .github/AGENTS.md");
+    let run = exec(&s, &agentctx_bin(), &[], "echo RULES > .github/AGENTS.md");
+    assert_eq!(run.code, Some(0), "{run:?}");
     assert!(
         std::fs::symlink_metadata(s.root.join(".github"))
             .unwrap()
@@ -394,6 +591,7 @@ fn a_link_the_user_made_stays_and_one_put_in_place_of_a_folder_is_set_aside() {
         "OTHER\n"
     );
     assert!(!t.root.join(".github").exists());
+    assert_eq!(set_aside(&t, ".github"), other.display().to_string());
 }
 
 // A third pass (2026-11-25), after the second's fixes.
@@ -431,7 +629,14 @@ fn nothing_outside_the_project_is_set_aside_and_masks_reach_into_protected_folde
         std::thread::sleep(std::time::Duration::from_millis(300));
         std::fs::write(home.join(".claude.json"), "{}\n").unwrap();
     });
-    let run = exec(&s, &agentctx_bin(), &[], "sleep 1; cat .claude/k.pem");
+    let run = exec(
+        &s,
+        &agentctx_bin(),
+        &[],
+        "sleep 1; cat README.md .claude/k.pem",
+    );
+    assert_eq!(run.stdout, "README\n", "{run:?}");
+    refused(&run, 1, "cat: .claude/k.pem: Permission denied");
     toucher.join().unwrap();
     assert!(
         s.home.join(".claude/settings.json").exists(),
@@ -462,6 +667,11 @@ fn submodules_and_nested_repositories_cannot_be_made_to_run_a_program() {
     );
     assert!(!s.root.join("lib2/.git").exists(), "{}", run.stderr);
     assert!(!s.root.join(".git/modules").exists(), "{}", run.stderr);
+    assert_eq!(
+        set_aside(&s, "lib2/.git"),
+        format!("gitdir: {}\n", evil.display())
+    );
+    assert_eq!(set_aside(&s, ".git/modules"), "x");
 }
 
 #[test]
@@ -473,8 +683,13 @@ fn what_a_killed_command_made_in_a_subfolder_is_set_aside_too() {
         "mkdir -p sub/.claude && echo '{}' > sub/.claude/settings.json; sleep 30",
         "sub/.claude/settings.json",
     );
+    assert!(
+        s.root.join("sub/.claude/settings.json").exists(),
+        "the kill left it"
+    );
     let run = exec(&s, &agentctx_bin(), &[], "true");
     assert!(!s.root.join("sub/.claude").exists(), "{}", run.stderr);
+    assert_eq!(set_aside(&s, "sub/.claude"), "settings.json");
 }
 
 // A fourth pass (2026-11-25).
@@ -498,6 +713,10 @@ fn a_broken_head_is_put_back_and_a_bare_repository_shape_is_set_aside() {
     );
     assert!(!s.root.join("HEAD").exists(), "{}", run.stderr);
     assert!(run.stderr.contains("put back"), "{}", run.stderr);
+    // The whole command ran: its last file is there, its HEAD set aside.
+    let config = std::fs::read_to_string(s.root.join("config")).unwrap();
+    assert!(config.contains("fsmonitor"), "{config}");
+    assert_eq!(set_aside(&s, "HEAD"), "ref: refs/heads/main\n");
 }
 
 #[test]
@@ -535,12 +754,21 @@ fn mcp_configs_runtime_sockets_and_executable_caches_stay_out_of_reach() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         std::fs::read_to_string(s.root.join(".mcp.json")).unwrap(),
         "{\"mcpServers\": {}}\n"
     );
     assert!(!npx.join("x.js").exists());
     assert!(!stdout.contains("stand-in"), "{stdout}");
+    // Each of the three ran and was refused.
+    for said in [
+        ".mcp.json: Read-only file system".to_owned(),
+        format!("{}: Read-only file system", npx.join("x.js").display()),
+        format!("cat: {}/emacs/server: Permission denied", runtime.display()),
+    ] {
+        assert!(stderr.contains(&said), "`{said}` not in {stderr}");
+    }
     // A new one the command makes is set aside.
     std::fs::remove_file(s.root.join(".mcp.json")).unwrap();
     exec(&s, &agentctx_bin(), &[], "echo '{}' > .mcp.json");
@@ -619,7 +847,24 @@ fn a_careless_agent_reaches_nothing_the_sandbox_keeps_by_another_way() {
         ),
     ] {
         let answer = claude(tool, input, extra);
-        assert!(answer.contains("\"deny\""), "{what}: {answer}");
+        assert!(claude_denies(&answer), "{what}: {answer}");
+    }
+    // The same calls on a file the rules leave alone run.
+    for (what, extra) in [
+        ("the main agent", none.clone()),
+        (
+            "a sub-agent",
+            serde_json::json!({"agent_id": "a1", "agent_type": "engineer"}),
+        ),
+        (
+            "a cwd outside the project",
+            serde_json::json!({"cwd": elsewhere}),
+        ),
+    ] {
+        let input =
+            serde_json::json!({"file_path": format!("{root}/./src//new.rs"), "content": "x"});
+        let answer = claude("Write", input, extra);
+        assert!(!claude_denies(&answer), "{what}: {answer}");
     }
     // Codex's patch tool, with a header Codex trims.
     let patch = format!(
@@ -636,11 +881,13 @@ fn a_careless_agent_reaches_nothing_the_sandbox_keeps_by_another_way() {
         "tool_use_id": "call_1",
     });
     let run = s.agentctx_with_input(&s.root, &["hook", "--agent", "codex"], &payload.to_string());
-    assert!(
-        run.stdout.contains("\"deny\""),
-        "codex patch: {}",
-        run.stdout
-    );
+    assert!(claude_denies(&run.stdout), "codex patch: {}", run.stdout);
+    let mut allowed = payload.clone();
+    allowed["tool_input"]["command"] =
+        format!("*** Begin Patch\n  *** Add File: {root}/src/new.rs\n+x\n*** End Patch\n").into();
+    let run = s.agentctx_with_input(&s.root, &["hook", "--agent", "codex"], &allowed.to_string());
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(!claude_denies(&run.stdout), "codex patch: {}", run.stdout);
     // The prompt hook gives nothing outside its session's project: another
     // folder named as the cwd of a session anchored here changes nothing.
     let prompt = serde_json::json!({
