@@ -16,6 +16,27 @@ use std::process::{Command, Output};
 
 use common_pg::{Machine, cluster, log, rows};
 
+/// Without the rum extension the suite stops at the cluster's start with
+/// the package of the server's major version (here its absence is a share
+/// folder without `rum.control`; the machine's server has it).
+#[test]
+fn a_server_without_rum_names_the_package_to_install() {
+    let share = tempfile::tempdir().unwrap();
+    let missing =
+        support_pg::missing_rum(share.path(), "PostgreSQL 15.14 (Debian 15.14-0+deb12u1)")
+            .expect("no rum.control: missing");
+    assert!(
+        missing.contains("apt-get install postgresql-15-rum"),
+        "{missing}"
+    );
+    std::fs::create_dir_all(share.path().join("extension")).unwrap();
+    std::fs::write(share.path().join("extension/rum.control"), "").unwrap();
+    assert_eq!(
+        support_pg::missing_rum(share.path(), "PostgreSQL 15.14"),
+        None
+    );
+}
+
 #[test]
 fn migrations_run_concurrently_and_twice() {
     let url = cluster().create_database("migrate");
@@ -145,9 +166,13 @@ fn search_finds_english_words_and_japanese_inside_words() {
     let with_rum: Vec<usize> = queries.iter().map(|q| hits(q).len()).collect();
     let dropped = Command::new("psql")
         .args([url.as_str(), "-qc", "DROP INDEX agentmem_captures_rum"])
-        .status()
+        .output()
         .unwrap();
-    assert!(dropped.success());
+    assert!(
+        dropped.status.success(),
+        "psql: {}",
+        String::from_utf8_lossy(&dropped.stderr)
+    );
     let with_gin: Vec<usize> = queries.iter().map(|q| hits(q).len()).collect();
     assert_eq!(with_rum, with_gin);
     assert_eq!(with_gin, [1, 1, 1, 1, 1, 1, 0]);

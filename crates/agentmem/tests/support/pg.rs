@@ -4,8 +4,10 @@
 //! /usr/lib/postgresql/<major>/bin; they are found through `pg_config
 //! --bindir`, else there (the newest major), else on PATH. PostgreSQL
 //! refuses to run as root, so as root (as CI runs) the server runs as the
-//! `postgres` system user, through `runuser`. Without PostgreSQL the tests
-//! fail, saying what to install: they never skip.
+//! `postgres` system user, through `runuser`. Without PostgreSQL, or without
+//! the rum extension for its major version (the shared store's search is
+//! tested with its RUM index), the tests fail at the cluster's start, saying
+//! which package to install: they never skip.
 //!
 //! Include it with `#[path = "support/pg.rs"] mod support_pg;` and share one
 //! cluster among the tests of a binary, a database of its own for each test:
@@ -27,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 const NOT_INSTALLED: &str = "PostgreSQL is not installed: these tests need its server \
-     (initdb, pg_ctl, createdb). Install it with `apt-get install postgresql` (Debian, \
+     (initdb, pg_ctl, createdb, pg_config). Install it with `apt-get install postgresql` (Debian, \
      Ubuntu: the programs are found in /usr/lib/postgresql/<major>/bin), or put them on PATH.";
 
 /// The superuser the cluster is made with, and the database made for it.
@@ -62,6 +64,9 @@ impl TempCluster {
     /// Panics, saying what to install, when PostgreSQL is missing.
     pub fn start() -> Self {
         let programs = Programs::find().unwrap_or_else(|| panic!("{NOT_INSTALLED}"));
+        if let Some(missing) = programs.missing_rum() {
+            panic!("{missing}");
+        }
         let tmp = std::env::temp_dir();
         let dir = tempfile::Builder::new()
             .prefix("agentctx-pg-")
@@ -289,15 +294,61 @@ struct Programs {
     initdb: PathBuf,
     pg_ctl: PathBuf,
     createdb: PathBuf,
+    /// The server's own `pg_config` (beside it; Debian's /usr/bin/pg_config
+    /// may belong to another major version), for its share folder.
+    pg_config: PathBuf,
+}
+
+/// Why the server cannot give the rum extension, with the package to
+/// install; `None` when `<sharedir>/extension/rum.control` is there.
+/// `version` is what `pg_config --version` printed (`PostgreSQL 15.14 ...`).
+pub fn missing_rum(sharedir: &Path, version: &str) -> Option<String> {
+    let control = sharedir.join("extension/rum.control");
+    if control.is_file() {
+        return None;
+    }
+    let major = version
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.split('.').next())
+        .filter(|m| !m.is_empty() && m.chars().all(|c| c.is_ascii_digit()));
+    let package = major.map_or("postgresql-<major>-rum".to_owned(), |m| {
+        format!("postgresql-{m}-rum")
+    });
+    Some(format!(
+        "the rum extension of PostgreSQL ({}) is not installed: the shared store's search is \
+         tested with its RUM index. Install it with `apt-get install {package}` (Debian, \
+         Ubuntu), or build it from https://github.com/postgrespro/rum ({} is missing).",
+        version.trim(),
+        control.display()
+    ))
 }
 
 impl Programs {
+    /// [`missing_rum`] for this server.
+    fn missing_rum(&self) -> Option<String> {
+        let ask = |flag: &str| {
+            let out = Command::new(&self.pg_config)
+                .arg(flag)
+                .output()
+                .unwrap_or_else(|e| panic!("{} {flag}: {e}", self.pg_config.display()));
+            assert!(
+                out.status.success(),
+                "{} {flag}: {}",
+                self.pg_config.display(),
+                both(&out)
+            );
+            String::from_utf8_lossy(&out.stdout).trim().to_owned()
+        };
+        missing_rum(Path::new(&ask("--sharedir")), &ask("--version"))
+    }
+
     /// `pg_config --bindir` when the server is there (pg_config may come from
     /// libpq-dev alone), else the newest /usr/lib/postgresql/<major>/bin,
     /// else PATH.
     fn find() -> Option<Self> {
         let complete = |dir: &Path| {
-            ["initdb", "pg_ctl", "createdb"]
+            ["initdb", "pg_ctl", "createdb", "pg_config"]
                 .iter()
                 .all(|name| dir.join(name).is_file())
         };
@@ -337,6 +388,7 @@ impl Programs {
             initdb: on_path("initdb")?,
             pg_ctl: on_path("pg_ctl")?,
             createdb: on_path("createdb")?,
+            pg_config: on_path("pg_config")?,
         })
     }
 
@@ -345,6 +397,7 @@ impl Programs {
             initdb: dir.join("initdb"),
             pg_ctl: dir.join("pg_ctl"),
             createdb: dir.join("createdb"),
+            pg_config: dir.join("pg_config"),
         }
     }
 }
