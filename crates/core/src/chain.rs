@@ -146,7 +146,8 @@ impl InitialChain {
                 chain.omitted.push(omitted);
                 continue;
             }
-            let raw = match std::fs::read(&path) {
+            // Not blocking on a FIFO, never more than the chain may hold.
+            let raw = match agentctx_readfile::read(&path, max_bytes) {
                 Ok(raw) => raw,
                 Err(e) => {
                     chain.warnings.push(ChainWarning::Unreadable {

@@ -112,9 +112,12 @@ fn marks_root(candidate: &Path, marker: &str) -> bool {
     }
 }
 
+/// A `.git` file is one line; more is not one.
+const GIT_FILE_LIMIT: u64 = 64 * 1024;
+
 /// The `gitdir:` of a `.git` file, made absolute against the file's directory.
 fn git_file_target(git_file: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(git_file).ok()?;
+    let text = agentctx_readfile::read_to_string(git_file, GIT_FILE_LIMIT).ok()?;
     let target = text
         .lines()
         .find_map(|line| line.strip_prefix("gitdir:"))?

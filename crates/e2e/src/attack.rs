@@ -68,23 +68,75 @@ pub fn exec_in(
     cwd: &Path,
     session: &str,
     env: &[(&str, &str)],
-    command: &str,
+    command_line: &str,
 ) -> AgentRun {
-    let out = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .env_clear()
         .env("HOME", &s.home)
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
         .env("LANG", "C.UTF-8")
         .envs(env.iter().copied())
-        .args(["exec", "--session", session, "--required", "--", command])
-        .current_dir(cwd)
+        .args([
+            "exec",
+            "--session",
+            session,
+            "--required",
+            "--",
+            command_line,
+        ])
+        .current_dir(cwd);
+    run_with_deadline(command, EXEC_DEADLINE)
+}
+
+/// How long one attack command may take: past it, the run is killed and
+/// reported (status `None`, "killed after" on stderr) instead of hanging
+/// the suite.
+pub const EXEC_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Runs `command` with no input, its output collected, killed past
+/// `deadline`.
+pub fn run_with_deadline(mut command: Command, deadline: std::time::Duration) -> AgentRun {
+    use std::io::Read as _;
+    let mut child = command
         .stdin(Stdio::null())
-        .output()
-        .expect("agentctx exec ran");
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the command started");
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = out.read_to_end(&mut text);
+        text
+    });
+    let err = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = err.read_to_end(&mut text);
+        text
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break Some(status);
+        }
+        if started.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let stdout = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
+    let mut stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
+    if status.is_none() {
+        stderr.push_str(&format!("\nkilled after {deadline:?}\n"));
+    }
     AgentRun {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: status.and_then(|s| s.code()),
+        stdout,
+        stderr,
     }
 }
 

@@ -128,3 +128,75 @@ fn relative_to(from: &Path, to: &Path) -> String {
     out.push_str(&down.display().to_string());
     out
 }
+
+/// Class 8: a FIFO where agentctx reads a file (`.git/HEAD`, a
+/// `.gitignore`, an `AGENTS.md`) made every later `agentctx exec` of the
+/// project hang and the next session start wait out the hook's deadline
+/// (20 s) with no context. Nothing agentctx opens may block.
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn a_fifo_planted_where_agentctx_reads_blocks_nothing() {
+    let s = attack_project(parent());
+    let program = agentctx_e2e::agentctx_bin();
+    let started = std::time::Instant::now();
+    let plant = exec_with(
+        &s,
+        &program,
+        &[],
+        "rm .git/HEAD && mkfifo .git/HEAD && mkfifo .gitignore && mkdir -p deep && \
+         mkfifo deep/.gitignore deep/AGENTS.md AGENTS.md && echo PLANTED",
+    );
+    // Control: the command ran and made them.
+    assert!(plant.stdout.contains("PLANTED"), "{}", plant.stderr);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "the planting command's own exec took {:?}",
+        started.elapsed()
+    );
+    let timed = |what: &str, f: &dyn Fn() -> agentctx_e2e::AgentRun| {
+        let started = std::time::Instant::now();
+        let run = f();
+        let took = started.elapsed();
+        assert!(
+            took < std::time::Duration::from_secs(5),
+            "{what} took {took:?}: {}",
+            run.stderr
+        );
+        run
+    };
+    let next = timed("the next exec", &|| {
+        exec_with(&s, &program, &[], "echo NEXT")
+    });
+    assert!(next.stdout.contains("NEXT"), "{}", next.stderr);
+    // git outside reads a HEAD again.
+    let git = std::process::Command::new("git")
+        .args(["rev-parse", "--abbrev-ref", "HEAD"])
+        .current_dir(&s.root)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&git.stdout).trim(), "main");
+    // A FIFO left at HEAD by something agentctx never saw (no pending
+    // record): the session start still answers, with its file list.
+    std::fs::remove_file(s.root.join(".git/HEAD")).unwrap();
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(s.root.join(".git/HEAD"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    let start = format!(
+        r#"{{"session_id":"after-fifo","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
+        s.root.display()
+    );
+    let run = timed("the next session start", &|| {
+        s.agentctx_with_input(&s.root, &["hook", "--agent", "claude"], &start)
+    });
+    assert!(
+        run.stdout.contains("<project_files"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    assert!(run.stdout.contains("README.md"), "{}", run.stdout);
+}

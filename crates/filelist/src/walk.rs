@@ -49,13 +49,35 @@ pub fn walk(
     let prune_root = root.to_path_buf();
     let prune_filters = filters.clone();
     let root_len = root.as_os_str().len();
+    // The walker opens each folder's ignore files with a blocking `open`:
+    // a FIFO planted as a `.gitignore` would hang the listing. At the root
+    // such a file turns that kind of file off (named as unreadable); below
+    // it, its folder is not entered.
+    let special = |name: &str| !regular_or_absent(&root.join(name));
+    let (root_ignore, root_git_ignore, root_exclude) = (
+        special(".ignore"),
+        special(".gitignore"),
+        special(".git/info/exclude"),
+    );
+    let blocked = std::sync::Arc::new(std::sync::Mutex::new(
+        [
+            (root_ignore, ".ignore"),
+            (root_git_ignore, ".gitignore"),
+            (root_exclude, ".git/info/exclude"),
+        ]
+        .into_iter()
+        .filter(|(bad, _)| *bad)
+        .map(|(_, name)| name.to_owned())
+        .collect::<Vec<String>>(),
+    ));
+    let blocked_below = std::sync::Arc::clone(&blocked);
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(false)
-        .ignore(true)
-        .git_ignore(true)
+        .ignore(!root_ignore)
+        .git_ignore(!root_git_ignore)
         .git_global(true)
-        .git_exclude(true)
+        .git_exclude(!root_exclude)
         .require_git(false)
         .follow_links(options.follow_links)
         .threads(options.threads)
@@ -64,6 +86,18 @@ pub fn walk(
                 return true;
             }
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if is_dir
+                && [".gitignore", ".ignore"]
+                    .iter()
+                    .any(|name| !regular_or_absent(&entry.path().join(name)))
+            {
+                if let (Ok(mut list), Some(relative)) =
+                    (blocked_below.lock(), relative_str(entry.path(), root_len))
+                {
+                    list.push(relative.to_owned());
+                }
+                return false;
+            }
             // Its directories were decided before it was met: only what
             // is new in its path is matched.
             match relative_str(entry.path(), root_len) {
@@ -115,6 +149,9 @@ pub fn walk(
     listing.entries = std::mem::take(&mut all.entries);
     listing.non_utf8_names = all.non_utf8;
     let mut unreadable = all.unreadable;
+    if let Ok(mut list) = blocked.lock() {
+        unreadable.append(&mut list);
+    }
     if !unreadable.is_empty() {
         unreadable.sort();
         unreadable.dedup();
@@ -123,6 +160,15 @@ pub fn walk(
             .push(SourceNote::Unreadable { paths: unreadable });
     }
     Ok(listing)
+}
+
+/// A regular file, or nothing, at `path` (links followed): what an ignore
+/// file may be for the walker to open it.
+fn regular_or_absent(path: &Path) -> bool {
+    match std::fs::metadata(path) {
+        Ok(meta) => meta.is_file(),
+        Err(_) => std::fs::symlink_metadata(path).is_err(),
+    }
 }
 
 /// What one walking thread found.

@@ -299,7 +299,7 @@ fn claude_md_imports_agents_md(cwd: &Path, root: &Path) -> bool {
     cwd.ancestors()
         .take_while(|dir| dir.starts_with(root))
         .flat_map(|dir| CLAUDE_FILES.iter().map(move |name| dir.join(name)))
-        .filter_map(|file| std::fs::read_to_string(file).ok())
+        .filter_map(|file| agentctx_readfile::read_to_string(&file, crate::PROJECT_FILE_LIMIT).ok())
         .any(|text| {
             text.lines()
                 .any(|line| matches!(line.trim(), "@AGENTS.md" | "@./AGENTS.md"))

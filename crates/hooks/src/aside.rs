@@ -107,9 +107,12 @@ fn absent_protected(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
 /// a bare repository, with a `config` the command wrote there).
 pub(crate) fn git_head(root: &Path) -> Option<(PathBuf, Vec<u8>)> {
     let head = root.join(".git/HEAD");
-    let bytes = std::fs::read(&head).ok()?;
+    let bytes = agentctx_readfile::read(&head, HEAD_LIMIT).ok()?;
     head_is_valid(&bytes).then_some((head, bytes))
 }
+
+/// A `HEAD` is one line.
+const HEAD_LIMIT: u64 = 4096;
 
 /// `ref: refs/...` or a commit id.
 fn head_is_valid(bytes: &[u8]) -> bool {
@@ -123,7 +126,9 @@ fn head_is_valid(bytes: &[u8]) -> bool {
 /// Puts `.git/HEAD` back when the command left one git cannot read.
 pub(crate) fn restore_head(saved: Option<&(PathBuf, Vec<u8>)>) -> Option<String> {
     let (head, bytes) = saved?;
-    let now = std::fs::read(head).unwrap_or_default();
+    // A FIFO (which would hang whoever opens it), a device, a folder: not
+    // a HEAD git can read, so put back too.
+    let now = agentctx_readfile::read(head, HEAD_LIMIT).unwrap_or_default();
     if head_is_valid(&now) {
         return None;
     }

@@ -208,7 +208,7 @@ fn git_dirs(root: &Path) -> Vec<PathBuf> {
     if meta.is_dir() {
         return vec![dot_git];
     }
-    let Ok(text) = std::fs::read_to_string(&dot_git) else {
+    let Ok(text) = agentctx_readfile::read_to_string(&dot_git, 64 * 1024) else {
         return Vec::new();
     };
     let Some(target) = text.lines().find_map(|l| l.strip_prefix("gitdir:")) else {
@@ -216,7 +216,7 @@ fn git_dirs(root: &Path) -> Vec<PathBuf> {
     };
     let git = root.join(target.trim());
     let mut dirs = vec![git.clone()];
-    if let Ok(common) = std::fs::read_to_string(git.join("commondir")) {
+    if let Ok(common) = agentctx_readfile::read_to_string(&git.join("commondir"), 64 * 1024) {
         dirs.push(git.join(common.trim()));
     }
     dirs.into_iter()

@@ -35,6 +35,10 @@
 //! ```
 #![deny(missing_docs)]
 
+/// The largest project file the hooks read for a fact (an agent's
+/// settings, a `CLAUDE.md`): read without blocking, never more than this.
+const PROJECT_FILE_LIMIT: u64 = 4 * 1024 * 1024;
+
 mod agents_md;
 mod anchor;
 mod aside;

@@ -7,6 +7,9 @@ use agentctx_types::RuleFileFormat;
 use crate::doc::ParsedRuleFile;
 use crate::error::RuleFileError;
 
+/// The largest rule file read: a rule file is text a person writes.
+const RULE_FILE_LIMIT: u64 = 8 * 1024 * 1024;
+
 /// The form a rule file is parsed as: YAML for `.yaml`/`.yml`, Markdown otherwise.
 pub fn format_of(path: &Path) -> RuleFileFormat {
     match path.extension().and_then(|e| e.to_str()) {
@@ -67,7 +70,8 @@ pub fn read_rule_text(path: &Path) -> Result<String, RuleFileError> {
             return Err(fail("it is not a regular file".to_owned()));
         }
     }
-    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read it: {e}")))?;
+    let bytes = agentctx_readfile::read(path, RULE_FILE_LIMIT)
+        .map_err(|e| fail(format!("cannot read it: {e}")))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..offset]

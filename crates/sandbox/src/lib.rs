@@ -191,8 +191,15 @@ impl Plan {
     /// reach.
     pub fn enforced_here(&self) -> Result<(), PathBuf> {
         use rustix::fs::{Access, access};
+        use std::os::unix::fs::OpenOptionsExt as _;
+        // Without waiting: a FIFO among them would block a plain open.
+        let nonblocking = i32::try_from(rustix::fs::OFlags::NONBLOCK.bits()).unwrap_or(0);
         for file in &self.mounts.hidden_files {
-            if std::fs::File::open(file).is_ok() {
+            let opened = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(nonblocking)
+                .open(file);
+            if opened.is_ok() {
                 return Err(file.clone());
             }
         }

@@ -267,7 +267,7 @@ fn opened_as(path: &str) -> Vec<String> {
 
 /// `context.fileName` of a Gemini settings file, when it sets one.
 fn context_file_names(file: &Path) -> Option<(std::path::PathBuf, Vec<String>)> {
-    let text = std::fs::read_to_string(file).ok()?;
+    let text = agentctx_readfile::read_to_string(file, crate::PROJECT_FILE_LIMIT).ok()?;
     let value: Value = serde_json::from_str(&text).ok()?;
     let names = match value.get("context")?.get("fileName")? {
         Value::String(name) => vec![name.clone()],

@@ -149,7 +149,7 @@ fn config_files(cwd: &Path, env: &Environment) -> Vec<PathBuf> {
 /// with any key but `*`). One it cannot read (comments, a parse error)
 /// counts when it names `bash` under `permission` at all.
 fn has_bash_rules(file: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(file) else {
+    let Ok(text) = agentctx_readfile::read_to_string(file, crate::PROJECT_FILE_LIMIT) else {
         return false;
     };
     match serde_json::from_str::<Value>(&text) {
