@@ -68,8 +68,9 @@ mod stores;
 mod tail;
 
 pub use capture::{
-    AGENT_KEY, CaptureError, CaptureOutcome, CaptureSettings, Origin, Trigger, TriggerError,
-    capture, expand_home, zoned_stamp,
+    AGENT_KEY, CaptureError, CaptureOutcome, CaptureSettings, Origin, OutputSource,
+    PENDING_TTL_SECONDS, PendingAttempt, Provenance, Trigger, TriggerError, capture,
+    complete_pending, expand_home, zoned_stamp,
 };
 #[cfg(feature = "store")]
 pub use context::TokenCounter;
@@ -82,7 +83,8 @@ pub use recall::RecallRequest;
 #[cfg(feature = "store")]
 pub use run::StoreLocation;
 pub use run::{
-    CaptureFailure, CaptureReport, capture_with_config, events_path, identity_options, memory_root,
+    CaptureFailure, CaptureReport, capture_with_config, complete_pending_with_config, events_path,
+    identity_options, memory_root,
 };
 #[cfg(feature = "store")]
 pub use store::{FULL_CHECK_LIMIT, Filter, MemoryStore, Reconciled, Scope, StoreError, short_id};

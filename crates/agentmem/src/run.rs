@@ -7,14 +7,17 @@ use std::time::Duration;
 use agentctx_types::{AgentMemConfig, CaptureEvent};
 
 use crate::capture::{
-    CaptureError, CaptureOutcome, CaptureSettings, Trigger, capture, expand_home, zoned_stamp,
+    CaptureError, CaptureOutcome, CaptureSettings, Origin, Trigger, capture, complete_pending,
+    expand_home, zoned_stamp,
 };
 use crate::events::append_event;
 #[cfg(feature = "store")]
 use crate::store::{MemoryStore, Reconciled, StoreError};
 
 /// How a configured capture ended: the outcome, and the log line that says
-/// so (`captured ...`, `duplicate ...`, `skipped (...): why`, `failed ...`).
+/// so (`captured ... (claude-hook; from the agent transcript)`,
+/// `duplicate ...`, `pending ...`, `skipped (...): why`, `failed ...`), with
+/// the pending captures of earlier hooks it completed after `; also `.
 #[derive(Debug)]
 pub struct CaptureReport {
     /// The outcome, or why it failed.
@@ -122,12 +125,38 @@ pub fn memory_root(config: &AgentMemConfig, home: Option<&Path>) -> Option<PathB
     }
 }
 
+/// The capture settings of `config`; `None` without a memory folder.
+fn settings_of(
+    config: &AgentMemConfig,
+    home: Option<&Path>,
+    codex_home: Option<&Path>,
+    cache_home: Option<&Path>,
+    now: &jiff::Zoned,
+) -> Option<CaptureSettings> {
+    Some(CaptureSettings {
+        root: memory_root(config, home)?,
+        codex_sessions: config
+            .codex_sessions_dir
+            .as_ref()
+            .map(|d| expand_home(&d.to_string_lossy(), home))
+            .or_else(|| codex_home.map(|c| c.join("sessions")))
+            .or_else(|| home.map(|h| h.join(".codex/sessions")))
+            .unwrap_or_default(),
+        retries: config.retries,
+        retry_delay: Duration::from_millis(config.retry_delay_ms),
+        redact: config.redact,
+        now: now.clone(),
+        identity: identity_options(config, cache_home),
+    })
+}
+
 /// Captures what `trigger` points at with the settings of `config`
 /// (`codex_home` is `$CODEX_HOME`, whose `sessions` folder holds Codex's
 /// rollouts unless `codex_sessions_dir` says otherwise; `cache_home` is
-/// `$XDG_CACHE_HOME`, where root commits found once are kept), appends
-/// the attempt to `agentmem.events_path` when set, and never fails: every
-/// problem ends in the report.
+/// `$XDG_CACHE_HOME`, where root commits found once are kept), then what
+/// earlier hooks left pending and is readable now ([`complete_pending`]),
+/// appends each attempt to `agentmem.events_path` when set, and never
+/// fails: every problem ends in the report.
 ///
 /// The agents' internal helpers (a Claude Code `SubagentStop` with an empty
 /// `agent_type`: the `/compact` summary, session recaps, prompt
@@ -141,6 +170,7 @@ pub fn capture_with_config(
 ) -> CaptureReport {
     let origin = trigger.origin();
     let now = jiff::Zoned::now();
+    let settings = settings_of(config, home, codex_home, cache_home, &now);
     let internal = match trigger {
         Trigger::Hook(h) => h.agent_id.is_some() && h.agent_type.as_deref() == Some(""),
         Trigger::CodexNotify(_) => false,
@@ -150,30 +180,68 @@ pub fn capture_with_config(
             reason: "an internal agent of the agent (agent_type is empty); set agentmem.capture_internal_agents to keep these".to_owned(),
         })
     } else {
-        match memory_root(config, home) {
+        match &settings {
             None => Err(CaptureFailure::NoMemoryFolder),
-            Some(root) => {
-                let settings = CaptureSettings {
-                    root,
-                    codex_sessions: config
-                        .codex_sessions_dir
-                        .as_ref()
-                        .map(|d| expand_home(&d.to_string_lossy(), home))
-                        .or_else(|| codex_home.map(|c| c.join("sessions")))
-                        .or_else(|| home.map(|h| h.join(".codex/sessions")))
-                        .unwrap_or_default(),
-                    retries: config.retries,
-                    retry_delay: Duration::from_millis(config.retry_delay_ms),
-                    redact: config.redact,
-                    now: now.clone(),
-                    identity: identity_options(config, cache_home),
-                };
-                capture(trigger, &settings, home).map_err(CaptureFailure::from)
-            }
+            Some(settings) => capture(trigger, settings, home).map_err(CaptureFailure::from),
         }
     };
+    let mut report = report_of(&origin, outcome, &now, config, home);
+    if let Some(settings) = &settings {
+        for completed in completed_reports(settings, config, home) {
+            report.line.push_str("; also ");
+            report.line.push_str(&completed.line);
+        }
+    }
+    report
+}
+
+/// [`complete_pending`] with the settings of `config` (for a hook that
+/// captures nothing itself, such as Claude Code's `Stop` without
+/// `capture_on_stop`): a report for each capture it made or dropped as
+/// lost, each appended to the events file.
+pub fn complete_pending_with_config(
+    config: &AgentMemConfig,
+    home: Option<&Path>,
+    codex_home: Option<&Path>,
+    cache_home: Option<&Path>,
+) -> Vec<CaptureReport> {
+    let now = jiff::Zoned::now();
+    match settings_of(config, home, codex_home, cache_home, &now) {
+        Some(settings) => completed_reports(&settings, config, home),
+        None => Vec::new(),
+    }
+}
+
+fn completed_reports(
+    settings: &CaptureSettings,
+    config: &AgentMemConfig,
+    home: Option<&Path>,
+) -> Vec<CaptureReport> {
+    complete_pending(settings, home)
+        .into_iter()
+        .map(|attempt| {
+            report_of(
+                &attempt.origin,
+                attempt.outcome.map_err(CaptureFailure::from),
+                &settings.now,
+                config,
+                home,
+            )
+        })
+        .collect()
+}
+
+/// One attempt's report: its log line, its event appended, a new capture
+/// sent to the shared store.
+fn report_of(
+    origin: &Origin,
+    outcome: Result<CaptureOutcome, CaptureFailure>,
+    now: &jiff::Zoned,
+    config: &AgentMemConfig,
+    home: Option<&Path>,
+) -> CaptureReport {
     let mut event = CaptureEvent {
-        timestamp: zoned_stamp(&now),
+        timestamp: zoned_stamp(now),
         source_app: origin.source_app.to_owned(),
         source: origin.source.to_owned(),
         session_id: origin.session_id.clone(),
@@ -189,17 +257,27 @@ pub fn capture_with_config(
             path,
             category,
             agent_type,
+            provenance,
             ..
         }) => {
             event.outcome = "captured".into();
             event.capture_path = Some(path.display().to_string());
             event.category = Some(category.clone());
             event.agent_type = Some(agent_type.clone());
-            format!("captured {} ({})", path.display(), origin.source)
+            format!(
+                "captured {} ({}; {provenance})",
+                path.display(),
+                origin.source
+            )
         }
         Ok(CaptureOutcome::Duplicate { key }) => {
             event.outcome = "duplicate".into();
             format!("duplicate {key} ({}): nothing written", origin.source)
+        }
+        Ok(CaptureOutcome::Pending { key, reason }) => {
+            event.outcome = "pending".into();
+            event.error = Some(reason.clone());
+            format!("pending {key} ({}): {reason}", origin.source)
         }
         Ok(CaptureOutcome::Skipped { reason }) => {
             event.outcome = "skipped".into();

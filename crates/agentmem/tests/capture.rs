@@ -724,9 +724,10 @@ fn a_huge_transcript_without_any_sub_agent_call_costs_its_last_turn() {
         .open(&transcript)
         .unwrap();
     std::io::Write::write_all(&mut f, format!("\n{turn}").as_bytes()).unwrap();
-    // A SubagentStop with a message but no agent transcript: the transcript
-    // is searched for the call first.
+    // `mem capture` wired by hand to an event that names no sub-agent: the
+    // transcript is searched for the call first.
     let mut h = hook(&transcript);
+    h.hook_event_name = Some("SessionEnd".into());
     h.last_assistant_message = Some("🗣️ Researcher: nothing to add".into());
     let mut s = settings(mem.path());
     s.retries = 0;
@@ -764,10 +765,15 @@ fn each_skip_says_what_was_looked_at() {
     let mut stop = hook(&empty);
     stop.agent_id = Some("x".into());
     stop.agent_transcript_path = Some(empty.display().to_string());
-    let r = reason(stop);
+    // Not a skip: a later hook can still capture it.
+    let r = match capture(&Trigger::hook(stop), &s, None).unwrap() {
+        CaptureOutcome::Pending { reason, .. } => reason,
+        other => panic!("expected a pending capture, got {other:?}"),
+    };
     assert!(
-        r.starts_with("SubagentStop: no final text in the agent transcript")
-            && r.contains("agent-x.jsonl"),
+        r.starts_with("SubagentStop: the agent transcript")
+            && r.contains("agent-x.jsonl holds no final answer after")
+            && r.contains("(read once); kept in "),
         "{r}"
     );
     let (transcript, _) = recorded_session("2.0.30");

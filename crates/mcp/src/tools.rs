@@ -394,9 +394,10 @@ impl ContextServer {
                 Ok(agentctx_agentmem::CaptureOutcome::Duplicate { .. }) => {
                     "Already saved: the same text was kept before.\n".to_owned()
                 }
-                Ok(agentctx_agentmem::CaptureOutcome::Skipped { reason }) => {
-                    failed("mem_save", reason)
-                }
+                Ok(
+                    agentctx_agentmem::CaptureOutcome::Skipped { reason }
+                    | agentctx_agentmem::CaptureOutcome::Pending { reason, .. },
+                ) => failed("mem_save", reason),
                 Err(error) => failed("mem_save", error),
             }
         })

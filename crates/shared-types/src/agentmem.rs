@@ -281,7 +281,7 @@ pub struct CaptureEvent {
     pub session_id: Option<String>,
     /// The hook event, e.g. `SubagentStop` or `agent-turn-complete`.
     pub hook_event_type: Option<String>,
-    /// `captured`, `duplicate`, `skipped` or `failed`.
+    /// `captured`, `duplicate`, `pending`, `skipped` or `failed`.
     pub outcome: String,
     /// The file written, when one was.
     #[serde(default, skip_serializing_if = "Option::is_none")]

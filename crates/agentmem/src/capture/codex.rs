@@ -4,7 +4,7 @@ use std::path::Path;
 
 use agentctx_types::{CodexNotify, HookInput};
 
-use super::{CaptureError, CaptureSettings, FoundCapture, expand_home, message_or_read};
+use super::{CaptureError, CaptureSettings, Located, OutputSource, expand_home, message_or_read};
 use crate::extract::{Extracted, codex_thread, codex_turn_answer, find_rollout};
 
 /// The dedupe key of a Codex agent output, the same whichever trigger saw
@@ -35,7 +35,7 @@ fn short(text: &str) -> String {
 pub(super) fn codex_hook(
     h: &HookInput,
     home: Option<&Path>,
-) -> Result<Option<FoundCapture>, CaptureError> {
+) -> Result<Option<Located>, CaptureError> {
     let subagent = h.agent_id.is_some();
     let transcript = h
         .agent_transcript_path
@@ -43,12 +43,15 @@ pub(super) fn codex_hook(
         .filter(|_| subagent)
         .or(h.transcript_path.as_deref())
         .map(|p| expand_home(p, home));
+    // A rollout not written yet holds nothing: the sub-agent's `notify`
+    // (same key) captures it.
     let message = message_or_read(
         h.last_assistant_message.as_deref(),
         transcript.as_deref(),
+        OutputSource::Rollout,
         |path| codex_turn_answer(path, h.turn_id.as_deref()),
     )?;
-    let Some(output) = message else {
+    let Some((output, source)) = message else {
         return Ok(None);
     };
     let thread = transcript.as_deref().map(codex_thread).unwrap_or_default();
@@ -59,11 +62,12 @@ pub(super) fn codex_hook(
         ..Extracted::default()
     };
     let key = codex_key(subagent, h.agent_id.as_deref(), h.turn_id.as_deref());
-    Ok(Some((
+    Ok(Some(Located::new(
         extracted,
         transcript.unwrap_or_default(),
         h.cwd.clone(),
         key,
+        source,
     )))
 }
 
@@ -74,7 +78,7 @@ pub(super) fn codex_hook(
 pub(super) fn codex_notify(
     n: &CodexNotify,
     settings: &CaptureSettings,
-) -> Result<Option<FoundCapture>, CaptureError> {
+) -> Result<Option<Located>, CaptureError> {
     let rollout = n
         .thread_id
         .as_deref()
@@ -84,9 +88,10 @@ pub(super) fn codex_notify(
     let message = message_or_read(
         n.last_assistant_message.as_deref(),
         rollout.as_deref(),
+        OutputSource::Rollout,
         |path| codex_turn_answer(path, n.turn_id.as_deref()),
     )?;
-    let Some(output) = message else {
+    let Some((output, source)) = message else {
         return Ok(None);
     };
     let description = if subagent {
@@ -109,10 +114,11 @@ pub(super) fn codex_notify(
         ..Extracted::default()
     };
     let key = codex_key(subagent, n.thread_id.as_deref(), n.turn_id.as_deref());
-    Ok(Some((
+    Ok(Some(Located::new(
         extracted,
         rollout.unwrap_or_default(),
         n.cwd.clone(),
         key,
+        source,
     )))
 }

@@ -16,6 +16,9 @@ use crate::redact::redact;
 
 mod claude;
 mod codex;
+mod pending;
+
+pub use pending::PENDING_TTL_SECONDS;
 
 /// The key of a hook input's `other` under which `agentctx hook` names the
 /// agent (`gemini`, `copilot`, ...) whose payload it translated.
@@ -37,9 +40,11 @@ pub struct CaptureSettings {
     pub root: PathBuf,
     /// Codex's sessions folder (for `notify`).
     pub codex_sessions: PathBuf,
-    /// Re-reads of a transcript whose result is not flushed yet.
+    /// Re-reads of a transcript whose result is not flushed yet (the
+    /// wait's bound is `retries` x `retry_delay`).
     pub retries: u32,
-    /// Wait between re-reads.
+    /// The longest wait between re-reads (a sub-agent's own transcript is
+    /// read again as soon as it changes).
     pub retry_delay: Duration,
     /// Mask secrets.
     pub redact: bool,
@@ -63,17 +68,84 @@ pub enum CaptureOutcome {
         /// The run's dedupe key (`agent:<id>`, `call:<id>`, ...): what a
         /// shared store knows the capture by.
         key: String,
+        /// Where the output was read, and what it took.
+        provenance: Provenance,
     },
     /// This run was captured before; nothing was written.
     Duplicate {
         /// The dedupe key.
         key: String,
     },
+    /// The run's output is not written yet where this hook can read it:
+    /// the payload is kept for a later hook (the `PostToolUse` of the
+    /// sub-agent's tool, or the next capture), which completes it.
+    Pending {
+        /// The run's dedupe key.
+        key: String,
+        /// What was looked at, and who completes it.
+        reason: String,
+    },
     /// Nothing to capture, and why.
     Skipped {
         /// Why.
         reason: String,
     },
+}
+
+/// Where a capture read its output: what its log line names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputSource {
+    /// The hook's (or notify's) own fields: `last_assistant_message`.
+    Payload,
+    /// The sub-agent's own transcript.
+    AgentTranscript,
+    /// The parent's result of its sub-agent tool (`PostToolUse`'s
+    /// `tool_response`).
+    ToolResult,
+    /// The session's transcript: a sub-agent's sidechain in it (Claude
+    /// Code 1.0.x), a `Task` result, the main agent's answer.
+    SessionTranscript,
+    /// A Codex rollout.
+    Rollout,
+}
+
+impl std::fmt::Display for OutputSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Payload => "the payload",
+            Self::AgentTranscript => "the agent transcript",
+            Self::ToolResult => "the parent's tool result",
+            Self::SessionTranscript => "the session transcript",
+            Self::Rollout => "the rollout",
+        })
+    }
+}
+
+/// How a capture came by its output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Provenance {
+    /// Where it was read.
+    pub source: OutputSource,
+    /// How long the capture waited for it to be written.
+    pub waited: Duration,
+    /// The event of the earlier hook that could not read it and left it
+    /// pending ([`CaptureOutcome::Pending`]), which this capture completes.
+    pub completes: Option<String>,
+}
+
+/// `from the agent transcript after 210 ms; completes what SubagentStop
+/// left pending`.
+impl std::fmt::Display for Provenance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "from {}", self.source)?;
+        if !self.waited.is_zero() {
+            write!(f, " after {} ms", self.waited.as_millis())?;
+        }
+        if let Some(event) = &self.completes {
+            write!(f, "; completes what {event} left pending")?;
+        }
+        Ok(())
+    }
 }
 
 /// A capture that failed; the CLI logs it and still exits 0.
@@ -87,6 +159,14 @@ pub enum CaptureError {
         /// Why.
         #[source]
         source: std::io::Error,
+    },
+    /// A capture left pending whose output never appeared.
+    #[error("lost {key}: {reason}")]
+    Lost {
+        /// The run's dedupe key (or the unreadable record).
+        key: String,
+        /// What was looked at, and since when.
+        reason: String,
     },
 }
 
@@ -191,20 +271,162 @@ pub fn expand_home(path: &str, home: Option<&Path>) -> PathBuf {
 }
 
 /// Captures the sub-agent output the trigger points at. `home` expands `~`.
+///
+/// An output the hook names but that is not written yet when the wait
+/// (`retries` x `retry_delay`) ends is [`CaptureOutcome::Pending`]: its
+/// payload is kept under the memory root, and the `PostToolUse` of the
+/// sub-agent's tool or [`complete_pending`] captures it later, once.
 pub fn capture(
     trigger: &Trigger,
     settings: &CaptureSettings,
     home: Option<&Path>,
 ) -> Result<CaptureOutcome, CaptureError> {
+    capture_as(trigger, settings, home, Attempt::Hook)
+}
+
+/// Whose attempt a capture is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Attempt {
+    /// The hook's own.
+    Hook,
+    /// A later one, for a pending record (which stays until it succeeds).
+    Pending,
+}
+
+/// One pending capture's attempt by [`complete_pending`]: where it came
+/// from, and how it ended.
+#[derive(Debug)]
+pub struct PendingAttempt {
+    /// The hook that left it.
+    pub origin: Origin,
+    /// [`CaptureOutcome::Captured`], or why it is dropped
+    /// ([`CaptureError::Lost`]).
+    pub outcome: Result<CaptureOutcome, CaptureError>,
+}
+
+/// Captures what earlier hooks left pending ([`CaptureOutcome::Pending`])
+/// and is readable now, each read once (no wait): an attempt for each
+/// captured, and for each dropped as lost (its output did not appear
+/// within [`PENDING_TTL_SECONDS`], or its record cannot be read). Records
+/// still waiting, and runs captured meanwhile (their records are
+/// removed), are not reported.
+pub fn complete_pending(settings: &CaptureSettings, home: Option<&Path>) -> Vec<PendingAttempt> {
+    let once = CaptureSettings {
+        retries: 0,
+        ..settings.clone()
+    };
+    let now = settings.now.timestamp().as_second();
+    let mut attempts = Vec::new();
+    for record in pending::all(&settings.root) {
+        let record = match record {
+            Ok(record) => record,
+            Err((path, why)) => {
+                pending::remove(&path);
+                attempts.push(PendingAttempt {
+                    origin: Trigger::hook(HookInput::default()).origin(),
+                    outcome: Err(CaptureError::Lost {
+                        key: path.display().to_string(),
+                        reason: format!("the pending record cannot be read ({why}): removed"),
+                    }),
+                });
+                continue;
+            }
+        };
+        let trigger = Trigger::hook(record.hook.clone());
+        let origin = trigger.origin();
+        let outcome = capture_as(&trigger, &once, home, Attempt::Pending);
+        let expired = now.saturating_sub(record.since) > PENDING_TTL_SECONDS;
+        let outcome = match outcome {
+            Ok(CaptureOutcome::Captured { .. }) => outcome,
+            Ok(CaptureOutcome::Duplicate { .. }) => continue,
+            Ok(CaptureOutcome::Pending { .. } | CaptureOutcome::Skipped { .. }) | Err(_)
+                if !expired =>
+            {
+                continue;
+            }
+            Ok(CaptureOutcome::Pending { reason, .. } | CaptureOutcome::Skipped { reason }) => {
+                let _ = pending::take(&settings.root, &record.key);
+                Err(CaptureError::Lost {
+                    key: record.key.clone(),
+                    reason: format!(
+                        "left pending by {} at {}, and still not readable: {reason}",
+                        record.hook.hook_event_name.as_deref().unwrap_or("a hook"),
+                        stamp_of(record.since, &settings.now)
+                    ),
+                })
+            }
+            Err(error) => {
+                let _ = pending::take(&settings.root, &record.key);
+                Err(CaptureError::Lost {
+                    key: record.key.clone(),
+                    reason: format!(
+                        "left pending by {} at {}, and still not readable: {error}",
+                        record.hook.hook_event_name.as_deref().unwrap_or("a hook"),
+                        stamp_of(record.since, &settings.now)
+                    ),
+                })
+            }
+        };
+        attempts.push(PendingAttempt { origin, outcome });
+    }
+    attempts
+}
+
+/// A Unix time in `now`'s zone, as capture files write times.
+fn stamp_of(seconds: i64, now: &jiff::Zoned) -> String {
+    jiff::Timestamp::from_second(seconds)
+        .map(|t| zoned_stamp(&t.to_zoned(now.time_zone().clone())))
+        .unwrap_or_else(|_| seconds.to_string())
+}
+
+fn capture_as(
+    trigger: &Trigger,
+    settings: &CaptureSettings,
+    home: Option<&Path>,
+    attempt: Attempt,
+) -> Result<CaptureOutcome, CaptureError> {
     let origin = trigger.origin();
-    let (extracted, transcript, cwd, key_hint) = match find(trigger, settings, home)? {
-        Some(found) => found,
-        None => {
+    let located = match find(trigger, settings, home)? {
+        Lookup::Found(located) => located,
+        Lookup::Captured(key) => {
+            pending::take(&settings.root, &key);
+            return Ok(CaptureOutcome::Duplicate { key });
+        }
+        Lookup::NotYet { key, reason } => {
+            if attempt == Attempt::Hook
+                && let Trigger::Hook(hook) = trigger
+            {
+                let record = pending::record(
+                    &settings.root,
+                    &key,
+                    hook,
+                    settings.now.timestamp().as_second(),
+                )
+                .map_err(io(&settings.root.join(".agentmem/pending")))?;
+                return Ok(CaptureOutcome::Pending {
+                    key,
+                    reason: format!(
+                        "{reason}; kept in {} for the PostToolUse of its Task/Agent call or the next capture",
+                        record.display()
+                    ),
+                });
+            }
+            return Ok(CaptureOutcome::Pending { key, reason });
+        }
+        Lookup::Nothing => {
             return Ok(CaptureOutcome::Skipped {
                 reason: skip_reason(trigger, settings),
             });
         }
     };
+    let Located {
+        extracted,
+        transcript,
+        cwd,
+        key: key_hint,
+        source,
+        waited,
+    } = located;
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mask = |text: &str, counts: &mut BTreeMap<&'static str, usize>| {
         if settings.redact {
@@ -293,12 +515,20 @@ pub fn capture(
         redactions: counts.values().sum(),
         ..doc
     };
-    write_once(&settings.root, &key, &dir, &stem, &doc.render()).map(|written| match written {
+    let written = write_once(&settings.root, &key, &dir, &stem, &doc.render())?;
+    // Whichever hook captures a run ends what an earlier one left pending.
+    let completes = pending::take(&settings.root, &key);
+    Ok(match written {
         Some(path) => CaptureOutcome::Captured {
             path,
             category,
             agent_type: type_part,
             key,
+            provenance: Provenance {
+                source,
+                waited,
+                completes,
+            },
         },
         None => CaptureOutcome::Duplicate { key },
     })
@@ -337,8 +567,18 @@ fn skip_reason(trigger: &Trigger, settings: &CaptureSettings) -> String {
         .unwrap_or("a hook without hook_event_name");
     let transcript = h.transcript_path.as_deref().unwrap_or("(none)");
     if trigger.origin().source == "codex-hook" {
+        let read = h
+            .agent_transcript_path
+            .as_deref()
+            .filter(|_| h.agent_id.is_some())
+            .unwrap_or(transcript);
+        let notify = if h.agent_id.is_some() {
+            " (its notify, which names the same run, captures it)"
+        } else {
+            ""
+        };
         return format!(
-            "Codex {event} without last_assistant_message, and no answer for its turn in {transcript}"
+            "Codex {event} without last_assistant_message, and no answer for its turn in {read}, or no such file yet{notify}"
         );
     }
     match event {
@@ -347,7 +587,7 @@ fn skip_reason(trigger: &Trigger, settings: &CaptureSettings) -> String {
         ),
         "PostToolUse" => match h.tool_name.as_deref() {
             Some("Task" | "Agent") => format!(
-                "PostToolUse of {}: a background launch or an empty result (its SubagentStop captures it)",
+                "PostToolUse of {}: a background launch or an empty result (its SubagentStop captures it, or left it pending for the next capture)",
                 h.tool_name.as_deref().unwrap_or_default()
             ),
             Some(tool) => format!("PostToolUse of {tool}, not a sub-agent call"),
@@ -357,7 +597,7 @@ fn skip_reason(trigger: &Trigger, settings: &CaptureSettings) -> String {
             Some(agent) => {
                 format!("SubagentStop: no final text in the agent transcript {agent}{retried}")
             }
-            // Read once, no retry: see `subagent_stop_before_2_1_47`.
+            // Read once, no retry: see `claude::before_2_0_42`.
             None => format!(
                 "SubagentStop without agent fields (Claude Code before 2.0.42, which writes a sub-agent's output only after this hook returns; its PostToolUse of Task captures it): no earlier output of session {} beside or in {transcript} is left to capture",
                 h.session_id.as_deref().unwrap_or("(none)")
@@ -369,7 +609,65 @@ fn skip_reason(trigger: &Trigger, settings: &CaptureSettings) -> String {
     }
 }
 
-type FoundCapture = (Extracted, PathBuf, Option<String>, Option<String>);
+/// An output found, and what the capture needs with it.
+struct Located {
+    /// The output and what is known of its run.
+    extracted: Extracted,
+    /// The transcript it belongs to (for the frontmatter).
+    transcript: PathBuf,
+    /// The run's cwd.
+    cwd: Option<String>,
+    /// The dedupe key, when the input names the run.
+    key: Option<String>,
+    /// Where it was read.
+    source: OutputSource,
+    /// How long the capture waited for it.
+    waited: Duration,
+}
+
+impl Located {
+    /// Found at once, with nothing waited.
+    fn new(
+        extracted: Extracted,
+        transcript: PathBuf,
+        cwd: Option<String>,
+        key: Option<String>,
+        source: OutputSource,
+    ) -> Self {
+        Self {
+            extracted,
+            transcript,
+            cwd,
+            key,
+            source,
+            waited: Duration::ZERO,
+        }
+    }
+}
+
+/// What a trigger's search found.
+enum Lookup {
+    /// The output.
+    Found(Located),
+    /// The run (its key known before reading anything) was captured.
+    Captured(String),
+    /// The run's output is not written yet where it will be: a later hook
+    /// can capture it.
+    NotYet {
+        /// The run's key.
+        key: String,
+        /// What was looked at, how long.
+        reason: String,
+    },
+    /// Nothing to capture.
+    Nothing,
+}
+
+impl From<Option<Located>> for Lookup {
+    fn from(found: Option<Located>) -> Self {
+        found.map_or(Self::Nothing, Self::Found)
+    }
+}
 
 /// The output, the transcript it came from, the cwd, and the dedupe key when
 /// the input names the run.
@@ -377,27 +675,36 @@ fn find(
     trigger: &Trigger,
     settings: &CaptureSettings,
     home: Option<&Path>,
-) -> Result<Option<FoundCapture>, CaptureError> {
+) -> Result<Lookup, CaptureError> {
     match trigger {
-        Trigger::Hook(h) if trigger.origin().source == "codex-hook" => codex::codex_hook(h, home),
+        Trigger::Hook(h) if trigger.origin().source == "codex-hook" => {
+            codex::codex_hook(h, home).map(Lookup::from)
+        }
         Trigger::Hook(h) => claude::claude_hook(h, settings, home),
-        Trigger::CodexNotify(n) => codex::codex_notify(n, settings),
+        Trigger::CodexNotify(n) => codex::codex_notify(n, settings).map(Lookup::from),
     }
 }
 
 /// The payload's message, else what `read` finds in the transcript at
-/// `path` (the agents leave the message out in some versions and events).
+/// `path` (the agents leave the message out in some versions and events),
+/// with where it was found. A transcript that does not exist (yet) holds
+/// nothing.
 fn message_or_read(
     message: Option<&str>,
     path: Option<&Path>,
+    read_from: OutputSource,
     read: impl FnOnce(&Path) -> std::io::Result<Option<String>>,
-) -> Result<Option<String>, CaptureError> {
+) -> Result<Option<(String, OutputSource)>, CaptureError> {
     if let Some(message) = message.filter(|m| !m.trim().is_empty()) {
-        return Ok(Some(message.to_owned()));
+        return Ok(Some((message.to_owned(), OutputSource::Payload)));
     }
-    match path {
-        Some(path) => read(path).map_err(io(path)),
-        None => Ok(None),
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    match read(path) {
+        Ok(found) => Ok(found.map(|text| (text, read_from))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(path)(e)),
     }
 }
 

@@ -377,33 +377,63 @@ impl Call<'_> {
         ));
     }
 
+    /// A capture event (`SubagentStop`, `Stop`, the `PostToolUse` of the
+    /// sub-agent tool): its own output, then what earlier hooks left
+    /// pending (a `SubagentStop` that came before its agent's transcript
+    /// was written), so a `Stop` that captures nothing itself still
+    /// completes those.
     fn capture(&self, event: &str, outcome: &mut HookOutcome) {
         let config = &self.host.config.agentmem;
+        let home = self.host.home();
+        let codex_home = self.host.codex_home();
+        let cache_home = self.host.env.xdg_dir("XDG_CACHE_HOME", ".cache");
         // Codex's Stop is its turn's answer (what `notify` captured); Claude
         // Code's main answers are kept only when asked for.
-        if event == "Stop" && !self.dialect.stop_is_answer() && !config.capture_on_stop {
-            outcome.note("Stop: capture is off (agentmem.capture_on_stop: false)");
+        let not_captured =
+            if event == "Stop" && !self.dialect.stop_is_answer() && !config.capture_on_stop {
+                Some("Stop: capture is off (agentmem.capture_on_stop: false)")
+            } else if event == "Stop" && self.input.agent_id.is_some() {
+                Some("Stop of a sub-agent: its SubagentStop captures it")
+            } else {
+                None
+            };
+        let lines: Vec<String> = match not_captured {
+            Some(why) => {
+                outcome.note(why);
+                agentctx_agentmem::complete_pending_with_config(
+                    config,
+                    home.as_deref(),
+                    codex_home.as_deref(),
+                    cache_home.as_deref(),
+                )
+                .into_iter()
+                .map(|report| report.line)
+                .collect()
+            }
+            None => {
+                let mut input = self.input.clone();
+                input.other.insert(
+                    agentctx_agentmem::AGENT_KEY.to_owned(),
+                    Value::String(self.agent.to_string()),
+                );
+                let report = agentctx_agentmem::capture_with_config(
+                    &agentctx_agentmem::Trigger::hook(input),
+                    config,
+                    home.as_deref(),
+                    codex_home.as_deref(),
+                    cache_home.as_deref(),
+                );
+                vec![report.line]
+            }
+        };
+        if lines.is_empty() {
             return;
         }
-        if event == "Stop" && self.input.agent_id.is_some() {
-            outcome.note("Stop of a sub-agent: its SubagentStop captures it");
-            return;
+        for line in &lines {
+            outcome.note(format!("capture: {line}"));
         }
-        let mut input = self.input.clone();
-        input.other.insert(
-            agentctx_agentmem::AGENT_KEY.to_owned(),
-            Value::String(self.agent.to_string()),
-        );
-        let report = agentctx_agentmem::capture_with_config(
-            &agentctx_agentmem::Trigger::hook(input),
-            config,
-            self.host.home().as_deref(),
-            self.host.codex_home().as_deref(),
-            self.host.env.xdg_dir("XDG_CACHE_HOME", ".cache").as_deref(),
-        );
-        outcome.note(format!("capture: {}", report.line));
         if let Some(log) = agentctx_config::StateLog::new(self.host.env, "agentmem.log") {
-            log.append(&[report.line]);
+            log.append(&lines);
         }
     }
 }
