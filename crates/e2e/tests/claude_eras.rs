@@ -31,7 +31,8 @@ enum Transcripts {
 
 /// Points agentctx's `SubagentStop` hook of the project at transcripts
 /// that are late: the first agent to stop gets a path that becomes a link
-/// to its transcript 250 ms after the hook starts (agentctx reads it first
+/// to its transcript 250 ms after the hook starts, or once Claude Code has
+/// written the answer there if that is later (agentctx reads it first
 /// some 80 ms in, and waits up to 400 ms), the second a path
 /// where nothing ever is, the third its own (a shell script between
 /// Claude Code and agentctx; the payload is otherwise as sent).
@@ -49,7 +50,10 @@ n=1
 while ! mkdir "$state/$n" 2>/dev/null; do n=$((n + 1)); done
 path=$(printf '%s' "$payload" | sed -n 's|.*"agent_transcript_path":"\([^"]*\)".*|\1|p')
 case $n in
-  1) to="$state/1/agent-late.jsonl"; (sleep 0.25; ln -s "$path" "$to") > /dev/null 2>&1 & ;;
+  1) to="$state/1/agent-late.jsonl"
+     (sleep 0.25
+      i=0; while [ $i -lt 100 ] && ! grep -q '"type":"assistant"' "$path"; do sleep 0.02; i=$((i + 1)); done
+      ln -s "$path" "$to") > /dev/null 2>&1 & ;;
   2) to="$state/2/agent-never.jsonl" ;;
   *) to="$path" ;;
 esac
@@ -192,8 +196,16 @@ fn era_session(version: &str, bin: &Path, transcripts: Transcripts) {
         3,
         "{version}: nothing else (no internal agent)\n{texts:#?}\n{log}"
     );
-    // Each capture's line says where its output was read.
+    // Each capture's line says where its output was read (printed: the
+    // waits a release needs, docs/agentmem.md).
     let how = captured_from(&log);
+    for (text, how) in &how {
+        let body = ["ONE-BODY", "P1-BODY", "P2-BODY"]
+            .into_iter()
+            .find(|b| text.contains(b))
+            .unwrap_or("?");
+        eprintln!("{version}: {body} {how}");
+    }
     assert_eq!(how.len(), 3, "{version}: {log}");
     assert!(
         how.iter().all(|(_, how)| how.starts_with("from ")),
