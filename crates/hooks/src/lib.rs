@@ -76,8 +76,9 @@ pub use exec::{
     CODEX_PROFILE, ExecError, ExecMode, ExecOutcome, ExecRequest, codex_permissions, exec,
 };
 pub use guard::{Guard, Verdict};
-pub use handle::{HookOutcome, detect_agent, handle, handle_event};
+pub use handle::{HookOutcome, detect_agent, handle, handle_event, handle_unread};
 pub use host::{ConfigSource, Host, RulesError, SessionPlaceError};
+pub use input::{ReadError, ReadLimits, Received, read_bounded};
 #[cfg(feature = "recall")]
 pub use recall::{O200kCounter, RecallError, memory_index, memory_index_in, session_memory_index};
 pub use shell::{

@@ -1,32 +1,37 @@
 //! `agentctx hook`: reads the agent's hook JSON on stdin, prints the reply
 //! (or nothing), logs why, exits 0. The protocol is `agentctx_hooks`.
 
-use std::io::{Read, Write};
+use std::io::Write;
+use std::time::{Duration, Instant};
 
-use agentctx_hooks::handle_event;
+use agentctx_hooks::{ReadLimits, handle_event, handle_unread, read_bounded};
 
 use crate::cli::HookArgs;
 use crate::commands::{Invocation, Outcome};
 
-/// How long a hook may take before it answers without a decision: a tool
-/// call is then denied (the agents carry on when a hook times out: Claude
-/// Code and Codex both run the tool, measured), anything else gets nothing.
-/// Well inside the agents' own timeouts (Claude Code: 30 s as installed;
-/// Codex: 600 s).
-const DEADLINE: std::time::Duration = std::time::Duration::from_secs(20);
+/// How long a hook may take, from its start (reading stdin included),
+/// before it answers without a decision: a tool call is then denied (the
+/// agents carry on when a hook times out: Claude Code and Codex both run
+/// the tool, measured), anything else gets nothing. Well inside the
+/// agents' own timeouts (Claude Code: 30 s as installed; Codex: 600 s).
+const DEADLINE: Duration = Duration::from_secs(20);
 
 pub fn run(inv: &Invocation, args: &HookArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let mut raw = Vec::new();
-    let read = std::io::stdin().read_to_end(&mut raw);
+    let started = Instant::now();
+    // Bounded: a writer that never closes stdin or sends gigabytes gets an
+    // answer (ReadLimits: 16 MiB, 10 s, 5 s after the first byte).
+    let received = read_bounded(std::io::stdin(), ReadLimits::default());
     let host = inv.host();
-    let outcome = match read {
-        Ok(_) => within_deadline(inv, &raw, args.agent, || {
-            handle_event(&raw, args.agent, args.event.as_deref(), &host)
+    let raw = &received.bytes;
+    tracing::debug!("read {} bytes of hook input", raw.len());
+    let left = DEADLINE.saturating_sub(started.elapsed());
+    let outcome = match &received.error {
+        None => within_deadline(inv, raw, args.agent, left, || {
+            handle_event(raw, args.agent, args.event.as_deref(), &host)
         }),
-        Err(error) => agentctx_hooks::HookOutcome {
-            notes: vec![format!("cannot read stdin ({error}): doing nothing")],
-            ..Default::default()
-        },
+        Some(why) => within_deadline(inv, raw, args.agent, left, || {
+            handle_unread(raw, why, args.agent, args.event.as_deref(), &host)
+        }),
     };
     crate::commands::mem::log(inv, "hook.log", &outcome.notes, !args.explain);
     if args.explain {
@@ -44,12 +49,14 @@ pub fn run(inv: &Invocation, args: &HookArgs, out: &mut dyn Write) -> anyhow::Re
     Ok(Outcome::Success)
 }
 
-/// Runs `decide` and returns its outcome; past [`DEADLINE`], answers for
-/// it (a denial for a tool call) and exits, leaving the decision unmade.
+/// Runs `decide` and returns its outcome; past `left` (what is left of
+/// [`DEADLINE`]), answers for it (a denial for a tool call) and exits,
+/// leaving the decision unmade.
 fn within_deadline(
     inv: &Invocation,
     raw: &[u8],
     agent: Option<agentctx_types::HookAgent>,
+    left: Duration,
     decide: impl FnOnce() -> agentctx_hooks::HookOutcome + Send,
 ) -> agentctx_hooks::HookOutcome {
     std::thread::scope(|scope| {
@@ -57,7 +64,7 @@ fn within_deadline(
         scope.spawn(move || {
             let _ = send.send(decide());
         });
-        match receive.recv_timeout(DEADLINE) {
+        match receive.recv_timeout(left) {
             Ok(outcome) => outcome,
             Err(_) => {
                 let text = String::from_utf8_lossy(raw);

@@ -69,6 +69,37 @@ pub fn handle_event(
     outcome
 }
 
+/// [`handle_event`] for input that was not read whole (too large, never
+/// ended: [`crate::read_bounded`]): what arrived is used only to tell
+/// whether it is a tool call, which is denied when the project's rules
+/// restrict anything (a call that cannot be read is not judged); anything
+/// else gets no reply.
+pub fn handle_unread(
+    received: &[u8],
+    why: &crate::ReadError,
+    agent: Option<HookAgent>,
+    event: Option<&str>,
+    host: &Host<'_>,
+) -> HookOutcome {
+    let mut outcome = HookOutcome::default();
+    outcome.note(format!("input not read whole: {why}"));
+    let unread = Unread {
+        whole: false,
+        event_hint: event,
+        why: why.to_string(),
+        advice: match why {
+            crate::ReadError::TooLarge { .. } => {
+                "Retry with a smaller call (less content, fewer paths)."
+            }
+            _ => "Retry the call.",
+        },
+    };
+    fail_closed(received, &unread, host, &mut outcome);
+    let dialect = crate::dialect::of(agent.unwrap_or(HookAgent::Claude));
+    outcome.output = outcome.reply.as_ref().map(|reply| dialect.render(reply));
+    outcome
+}
+
 fn decide(
     raw: &[u8],
     agent: Option<HookAgent>,
@@ -80,7 +111,13 @@ fn decide(
         Ok(input) => input,
         Err(error) => {
             outcome.note(format!("input is not hook JSON ({error})"));
-            fail_closed(raw, host, &mut outcome);
+            let unread = Unread {
+                whole: true,
+                event_hint,
+                why: format!("it is not hook JSON: {error}"),
+                advice: "Retry the call with plain input.",
+            };
+            fail_closed(raw, &unread, host, &mut outcome);
             return outcome;
         }
     };
@@ -154,13 +191,37 @@ fn decide(
     outcome
 }
 
+/// Input that cannot be used, and why.
+struct Unread<'a> {
+    /// All of it arrived (it is not JSON); else only its start did.
+    whole: bool,
+    /// The event install named (`--event`: Copilot CLI's payloads name none).
+    event_hint: Option<&'a str>,
+    /// Why, for the denial.
+    why: String,
+    /// What the model can do about it.
+    advice: &'static str,
+}
+
 /// Input that cannot be read at all may be a tool call: when it looks like
 /// one and the project's rules restrict anything, it is denied (the rules
-/// cannot be applied to what cannot be read).
-fn fail_closed(raw: &[u8], host: &Host<'_>, outcome: &mut HookOutcome) {
+/// cannot be applied to what cannot be read). Input that did not arrive
+/// whole is a tool call unless what arrived names another event.
+fn fail_closed(raw: &[u8], unread: &Unread<'_>, host: &Host<'_>, outcome: &mut HookOutcome) {
     let text = String::from_utf8_lossy(raw);
-    // Gemini CLI's tool event is `BeforeTool`.
-    if !text.contains("PreToolUse") && !text.contains("BeforeTool") {
+    // Gemini CLI's tool event is `BeforeTool`, Copilot CLI's `preToolUse`.
+    let tool_event = |name: &str| {
+        name.eq_ignore_ascii_case("PreToolUse") || name.eq_ignore_ascii_case("BeforeTool")
+    };
+    let tool_call = match unread.event_hint {
+        Some(event) => tool_event(event),
+        None => {
+            text.contains("PreToolUse")
+                || text.contains("BeforeTool")
+                || (!unread.whole && !text.contains("hook_event_name"))
+        }
+    };
+    if !tool_call {
         outcome.note("not a tool call: doing nothing");
         return;
     }
@@ -177,9 +238,10 @@ fn fail_closed(raw: &[u8], host: &Host<'_>, outcome: &mut HookOutcome) {
     };
     if restricting {
         outcome.note("an unreadable tool call under rules that restrict: denied");
-        outcome.reply = Some(HookReply::deny(
-            "Denied: agentctx could not read this tool call, and the project's rules restrict tools and files, so it cannot be allowed. Retry the call with plain input.",
-        ));
+        outcome.reply = Some(HookReply::deny(format!(
+            "Denied: agentctx could not read this tool call ({}), and the project's rules restrict tools and files, so it cannot be allowed. {}",
+            unread.why, unread.advice
+        )));
     } else {
         outcome.note("an unreadable tool call, and no rule restricts anything: allowed");
     }
