@@ -1,6 +1,8 @@
 //! `agentctx install` / `uninstall` as a new user meets them: scopes that
 //! share a user config, modes kept, the binary's own place.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
 mod common;
 
 use std::path::{Path, PathBuf};
