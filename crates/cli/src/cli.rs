@@ -17,26 +17,32 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The help heading of the flags every command takes, shown apart from
+/// each command's own.
+const GLOBAL: &str = "Global options";
+
 /// Flags every command takes.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
     /// Run as if started in DIR; relative paths in other flags are relative to it.
-    #[arg(short = 'C', long = "cwd", value_name = "DIR", global = true)]
+    #[arg(short = 'C', long = "cwd", value_name = "DIR", global = true, help_heading = GLOBAL)]
     pub cwd: Option<PathBuf>,
     /// Read only this config file (replaces the user and project files).
-    #[arg(long, value_name = "FILE", global = true)]
+    #[arg(long, value_name = "FILE", global = true, help_heading = GLOBAL)]
     pub config: Option<PathBuf>,
     /// Set a config value for this run; VALUE is YAML (e.g. -c agents.initial.maxFiles=4).
-    #[arg(short = 'c', long = "set", value_name = "KEY=VALUE", global = true)]
+    #[arg(short = 'c', long = "set", value_name = "KEY=VALUE", global = true, help_heading = GLOBAL)]
     pub set: Vec<String>,
     /// Print one JSON document on stdout instead of text.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
-    /// More logging on stderr (-v info, -vv debug, -vvv trace); AGENTCTX_LOG overrides.
-    #[arg(short, long, action = ArgAction::Count, global = true)]
+    /// More on stderr: -v the config files, project root and rule file
+    /// used; -vv also each config value set and what was read; -vvv trace.
+    /// AGENTCTX_LOG overrides.
+    #[arg(short, long, action = ArgAction::Count, global = true, help_heading = GLOBAL)]
     pub verbose: u8,
     /// Only errors on stderr.
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    #[arg(short, long, global = true, conflicts_with = "verbose", help_heading = GLOBAL)]
     pub quiet: bool,
 }
 
@@ -419,7 +425,8 @@ pub struct ContextArgs {
     /// Tool descriptions, placed after the rules' extension.
     #[arg(long, value_name = "FILE")]
     pub tool_descriptions: Option<PathBuf>,
-    /// Leave `generated=` out of the file list (byte-stable output).
+    /// Does nothing: the context never holds a timestamp (accepted for
+    /// scripts written for older releases).
     #[arg(long)]
     pub no_timestamp: bool,
     /// Compose for a GitHub repository that is not cloned: its file list

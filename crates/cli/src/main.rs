@@ -122,9 +122,6 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
     } else {
         config::load(&request)?
     };
-    for file in &config.files {
-        tracing::debug!("config read from {file}");
-    }
     let inv = Invocation {
         cwd,
         env,
@@ -137,6 +134,7 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
             .filter(|p| !p.to_string_lossy().ends_with(" (deleted)")),
         json: cli.global.json,
     };
+    log_setup(&inv);
     match &cli.command {
         Command::Context(args) => commands::context::run(&inv, args, out),
         Command::Hook(args) => commands::hook::run(&inv, args, out),
@@ -159,6 +157,51 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         Command::Schema(args) => commands::schema::run(&inv, args, out),
         Command::Exec(args) => commands::exec::run(&inv, args),
         Command::Mcp(args) => commands::mcp::run(&inv, args),
+    }
+}
+
+/// What `-v` shows on stderr before the command runs: the config files
+/// read, the project root and how it was found, the rule file; `-vv` adds
+/// every config value that is not a default, with its source.
+fn log_setup(inv: &Invocation) {
+    if !tracing::enabled!(tracing::Level::INFO) {
+        return;
+    }
+    if inv.config.files.is_empty() {
+        tracing::info!("config: no config file read (built-in defaults, environment, flags)");
+    }
+    for file in &inv.config.files {
+        tracing::info!("config read from {file}");
+    }
+    if tracing::enabled!(tracing::Level::DEBUG) {
+        for entry in inv.config.entries() {
+            if entry.origin != agentctx_types::ConfigOrigin::Default {
+                tracing::debug!("config {} = {} ({})", entry.key, entry.value, entry.origin);
+            }
+        }
+    }
+    let Some(cwd) = inv.cwd_if_exists() else {
+        return;
+    };
+    let host = inv.host();
+    match host.root(cwd) {
+        Ok(info) => {
+            let how = serde_json::to_value(info.source)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            let marker = info.marker.map(|m| format!(" {m}")).unwrap_or_default();
+            tracing::info!(
+                "project root: {} (found by {how}{marker}, from {})",
+                info.root.display(),
+                info.cwd.display()
+            );
+        }
+        Err(error) => tracing::info!("no project root: {error}"),
+    }
+    match host.rules(cwd) {
+        Ok(rules) => tracing::info!("rules: {}", rules.source()),
+        Err(error) => tracing::info!("rules: {error}"),
     }
 }
 

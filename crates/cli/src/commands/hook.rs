@@ -23,7 +23,7 @@ pub fn run(inv: &Invocation, args: &HookArgs, out: &mut dyn Write) -> anyhow::Re
     let received = read_bounded(std::io::stdin(), ReadLimits::default());
     let host = inv.host();
     let raw = &received.bytes;
-    tracing::debug!("read {} bytes of hook input", raw.len());
+    tracing::info!("read {} bytes of hook input", raw.len());
     let left = DEADLINE.saturating_sub(started.elapsed());
     let outcome = match &received.error {
         None => within_deadline(inv, raw, args.agent, left, || {

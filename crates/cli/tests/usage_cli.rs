@@ -1,0 +1,95 @@
+//! What a new user meets first: the verbosity flags, help, empty answers,
+//! errors that say what is wrong in the user's terms.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+mod common;
+
+use common::{TestEnv, run};
+
+/// A git project with a rule file.
+fn project() -> TestEnv {
+    let t = TestEnv::new();
+    t.write("project/.git/HEAD", "ref: refs/heads/main\n");
+    t.write(
+        "project/.coding-agent-rules.yaml",
+        "file_patterns:\n  exclude: [\"secrets/\"]\n",
+    );
+    t
+}
+
+#[test]
+fn verbose_says_which_config_root_and_rule_file_a_command_uses() {
+    let t = project();
+    let (code, _, quiet) = run(t.cmd().arg("root"));
+    assert_eq!(code, 0);
+    assert_eq!(quiet, "", "nothing on stderr without -v");
+    let (code, _, err) = run(t.cmd().args(["-v", "root"]));
+    assert_eq!(code, 0, "{err}");
+    let root = std::fs::canonicalize(&t.project).unwrap();
+    assert!(
+        err.contains(&format!(
+            "project root: {} (found by marker .git",
+            root.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "rules: {} (yaml)",
+            root.join(".coding-agent-rules.yaml").display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("config: no config file read"), "{err}");
+    assert!(
+        !err.contains("config agentmem"),
+        "values only with -vv: {err}"
+    );
+    let (code, _, err) = run(t
+        .cmd()
+        .args(["-vv", "-c", "agentmem.capture_on_stop=true", "root"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("config agentmem.capture_on_stop = true (flag:"),
+        "{err}"
+    );
+}
+
+#[test]
+fn help_shows_the_global_options_apart_from_the_commands_own() {
+    let t = TestEnv::new();
+    let (code, help, _) = run(t.cmd().args(["files", "--help"]));
+    assert_eq!(code, 0);
+    let global = help.find("\nGlobal options:\n").expect(&help);
+    let own = |flag: &str| help.find(flag).expect(flag);
+    for flag in ["--max-depth", "--no-timestamp", "--github"] {
+        assert!(own(flag) < global, "{flag} is the command's: {help}");
+    }
+    for flag in [
+        "--cwd",
+        "--config",
+        "--set",
+        "--json",
+        "--verbose",
+        "--quiet",
+    ] {
+        assert!(own(flag) > global, "{flag} is global: {help}");
+    }
+}
+
+#[test]
+fn context_no_timestamp_help_says_what_the_code_does() {
+    // docs/cli.md: the context holds no timestamp; the flag changes nothing.
+    let t = project();
+    let (_, help, _) = run(t.cmd().args(["context", "--help"]));
+    let line = help
+        .lines()
+        .skip_while(|l| !l.contains("--no-timestamp"))
+        .take(2)
+        .collect::<String>();
+    assert!(line.contains("Does nothing"), "{line}");
+    let (_, with, _) = run(t.cmd().args(["context", "--no-timestamp"]));
+    let (_, without, _) = run(t.cmd().args(["context"]));
+    assert_eq!(with, without);
+}
