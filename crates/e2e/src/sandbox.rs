@@ -286,6 +286,18 @@ impl Sandbox {
         self.claude_with(&claude_bin(), mock_url, cwd, prompt, extra)
     }
 
+    /// [`Sandbox::claude_with`] with more environment variables.
+    pub fn claude_env(
+        &self,
+        mock_url: &str,
+        cwd: &Path,
+        prompt: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> AgentRun {
+        self.claude_run(&claude_bin(), mock_url, cwd, prompt, extra, env)
+    }
+
     /// [`Sandbox::claude`] with another Claude Code binary (an older release).
     pub fn claude_with(
         &self,
@@ -295,8 +307,21 @@ impl Sandbox {
         prompt: &str,
         extra: &[&str],
     ) -> AgentRun {
+        self.claude_run(bin, mock_url, cwd, prompt, extra, &[])
+    }
+
+    fn claude_run(
+        &self,
+        bin: &Path,
+        mock_url: &str,
+        cwd: &Path,
+        prompt: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> AgentRun {
         let mut cmd = Command::new(bin);
         self.base_env(&mut cmd);
+        cmd.envs(env.iter().copied());
         cmd.env("ANTHROPIC_BASE_URL", mock_url)
             .env("ANTHROPIC_API_KEY", "sk-e2e-mock")
             .env("DISABLE_AUTOUPDATER", "1")

@@ -80,9 +80,9 @@ pub(crate) fn sandbox_optional(host: &Host<'_>, rules: &Rules) -> bool {
 
 /// The tool input that runs `input`'s shell command in the sandbox: the
 /// same input with `command` replaced (Claude Code keeps its other fields;
-/// Codex reads only `command`). For Claude Code the command's last folder
-/// is carried back out (its shell keeps the working directory between
-/// commands). What runs outside the sandbox is the shell's own (`[`, `cd`,
+/// Codex reads only `command`). `keeps_cwd`: the agent's shell keeps the
+/// working directory between commands (Claude Code's `Bash`), so the
+/// command's last folder is carried back out. What runs outside the sandbox is the shell's own (`[`, `cd`,
 /// `$(<file)`) or `rm` from the system's `PATH` (`command -p`): nothing a
 /// sandboxed command could have left in a folder of the user's `PATH`.
 pub(crate) fn wrapped_input(
@@ -92,6 +92,7 @@ pub(crate) fn wrapped_input(
     call: &str,
     input: &Value,
     required: bool,
+    keeps_cwd: bool,
 ) -> Option<Value> {
     let command = input.get("command")?.as_str()?;
     let quote = crate::install::shell_quote;
@@ -101,8 +102,8 @@ pub(crate) fn wrapped_input(
         quote(session),
         if required { " --required" } else { "" }
     );
-    let line = match agent {
-        HookAgent::Claude => {
+    let line = match keeps_cwd {
+        true => {
             let cwd_file =
                 std::env::temp_dir().join(format!("agentctx-cwd-{}-{}", safe(session), safe(call)));
             let file = quote(&cwd_file.to_string_lossy());
@@ -113,7 +114,7 @@ pub(crate) fn wrapped_input(
         }
         // The others' shells keep no folder between calls (measured for
         // Codex; the rest run each command in a fresh shell).
-        _ => format!("{base} -- {}", quote(command)),
+        false => format!("{base} -- {}", quote(command)),
     };
     let mut input = input.clone();
     input["command"] = Value::String(line);

@@ -3,14 +3,31 @@
 
 use agentctx_types::{HookInput, ReminderEnvelope};
 
-use super::{Dialect, LoaderFacts, Native};
+use super::{Dialect, LoaderFacts, Native, rename_tool};
 use crate::agents_md::LoaderDecision;
 
 pub(super) struct Claude;
 
+/// Its tools that run a command beside `Bash` (2.1.330's tool table:
+/// `Monitor` runs a command in the background and streams its lines, on by
+/// default on Linux; `PowerShell` with `CLAUDE_CODE_USE_POWERSHELL_TOOL`):
+/// each is `Bash` to the rules, so a rule about `Bash` holds for them.
+const TOOLS: [(&str, &str); 2] = [("Monitor", "Bash"), ("PowerShell", "Bash")];
+
 impl Dialect for Claude {
-    fn normalize(&self, _: &mut HookInput, _: Option<&str>) -> Native {
-        Native::default()
+    fn normalize(&self, input: &mut HookInput, _: Option<&str>) -> Native {
+        let mut native = Native::default();
+        rename_tool(input, &TOOLS, &mut native);
+        if native.tool.as_deref() == Some("PowerShell") {
+            native.foreign_shell = Some("PowerShell");
+        }
+        native
+    }
+
+    /// Its `Bash` tool keeps the folder a command `cd`s to; `Monitor`
+    /// starts each command afresh.
+    fn shell_keeps_cwd(&self, native: Option<&str>) -> bool {
+        native.is_none()
     }
 
     fn envelope(&self) -> ReminderEnvelope {

@@ -45,6 +45,10 @@ pub(crate) struct Native {
     /// `replace` looks for a missing relative path elsewhere): denied when
     /// anything is restricted.
     pub unjudgeable: Option<String>,
+    /// The language of a command tool whose command is not a POSIX shell
+    /// line (Claude Code's `PowerShell`): it can neither be read by the
+    /// shell parser nor run by `agentctx exec`.
+    pub foreign_shell: Option<&'static str>,
 }
 
 /// What a dialect needs to tell what the agent's loader gives.
@@ -128,7 +132,22 @@ pub(crate) trait Dialect: Sync {
     fn never_asks(&self, mode: Option<&str>) -> bool {
         matches!(mode, Some("bypassPermissions" | "dontAsk"))
     }
+
+    /// The shell of this command tool (`native`: the agent's own name of
+    /// a tool the dialect renamed to `Bash`) keeps its working folder from
+    /// one command to the next (Claude Code's `Bash`), so a wrapped
+    /// command carries back the folder it ended in.
+    fn shell_keeps_cwd(&self, _native: Option<&str>) -> bool {
+        false
+    }
 }
+
+/// Tools that carry a `command` argument that is not a command line
+/// (Codex's `apply_patch`: the patch). Any other tool whose input holds a
+/// `command` string runs a command (Claude Code's `Monitor`, an MCP
+/// server's `run_command`, a tool added next week) and is judged, and
+/// run in the sandbox, as the shell tool is.
+pub(crate) const COMMAND_FIELD_NOT_A_COMMAND: [&str; 1] = ["apply_patch"];
 
 /// The dialect of `agent`.
 pub(crate) fn of(agent: HookAgent) -> &'static dyn Dialect {

@@ -54,11 +54,34 @@ impl Call<'_> {
             return;
         }
         let input = self.input.tool_input.clone().unwrap_or(Value::Null);
-        // The agents' shell tools (Claude Code's Bash; Codex's exec_command,
-        // which its hooks name Bash) run in the sandbox when it applies;
-        // whether the session's commands do decides for every tool what
-        // must stay as the sandbox keeps it.
-        let shell = name == "Bash" && input.get("command").is_some_and(Value::is_string);
+        // The agents' shell tools (Claude Code's Bash and Monitor; Codex's
+        // exec_command, which its hooks name Bash) run in the sandbox when
+        // it applies, and so does any tool whose input holds a `command`
+        // line (an MCP server's, one added to an agent next week): every
+        // tool that runs a command is a shell. Whether the session's
+        // commands run in the sandbox decides for every tool what must
+        // stay as the sandbox keeps it.
+        let has_command = input.get("command").is_some_and(Value::is_string);
+        let unknown_command_tool = has_command
+            && name != "Bash"
+            && !crate::dialect::COMMAND_FIELD_NOT_A_COMMAND.contains(&name);
+        let shell = has_command && (name == "Bash" || unknown_command_tool);
+        if unknown_command_tool {
+            outcome.note(format!(
+                "{name} carries a command: judged and run as the shell tool is"
+            ));
+        }
+        // A command in a language that is not the shell's (PowerShell): its
+        // words cannot be read and `agentctx exec` cannot run it.
+        if let Some(language) = self.native.foreign_shell.filter(|_| shell)
+            && restricting
+        {
+            outcome.note(format!("{language} command: denied"));
+            outcome.reply = Some(HookReply::deny(format!(
+                "Denied: this {language} command.\nWhy: agentctx can neither read a {language} command's words nor run it in its sandbox, and the project's rules restrict files and tools.\nUse the Bash tool (its commands run where the rules hold)."
+            )));
+            return;
+        }
         let run = crate::exec::shell_run(self.host, &rules);
         // Where the agent asks the user before a command, a rewritten
         // command would either skip that (allow) or be asked about every
@@ -145,6 +168,26 @@ impl Call<'_> {
         if let Some(dir) = &command_dir {
             outcome.note(format!("the command runs in {}", dir.display()));
         }
+        // A tool that runs a command is `Bash` to the rules too: a rule that
+        // denies the shell holds for it (an allow-list naming `Bash` does
+        // not allow it: it is not the shell).
+        if unknown_command_tool {
+            let shell_rule = rules.check_tool("Bash");
+            if !shell_rule.allowed
+                && shell_rule.rule != agentctx_types::DecisionRule::NotInAllowedTools
+            {
+                outcome.note(format!(
+                    "{name} runs a command and Bash is denied: {}",
+                    shell_rule.message
+                ));
+                outcome.reply = Some(HookReply::deny(agentctx_rules::render_permission_decision(
+                    &shell_rule,
+                    &rules,
+                )));
+                return;
+            }
+        }
+        let aliases = self.native.aliases.clone();
         let guard = crate::Guard {
             host: self.host,
             rules: &rules,
@@ -153,7 +196,7 @@ impl Call<'_> {
             sandboxed: matches!(run, crate::exec::ShellRun::Sandboxed(_)),
             session_sandboxed,
             native_tool: self.native.tool.as_deref(),
-            aliases: &self.native.aliases,
+            aliases: &aliases,
             words_only: words_only.as_deref().filter(|_| shell),
         };
         match guard.decide(name, &input, &mut outcome.notes) {
@@ -174,6 +217,8 @@ impl Call<'_> {
                             self.input.tool_use_id.as_deref().unwrap_or("call"),
                             &input,
                             !crate::exec::sandbox_optional(self.host, &rules),
+                            name == "Bash"
+                                && self.dialect.shell_keeps_cwd(self.native.tool.as_deref()),
                         ),
                         _ => None,
                     };
