@@ -274,8 +274,19 @@ fn install_mcp_registers_the_server_and_uninstall_restores_every_byte() {
             String::from_utf8_lossy(&out.stderr)
         );
     };
-    run(&["install", "claude", "--mcp", "--agent-version", "2.1.330"]);
-    run(&["install", "codex", "--mcp", "--agent-version", "0.169.0"]);
+    // The hooks name a program given here, not the test's binary: where
+    // the build folder is (a temporary one) does not change the test.
+    for (agent, version) in [("claude", "2.1.330"), ("codex", "0.169.0")] {
+        run(&[
+            "install",
+            agent,
+            "--mcp",
+            "--agent-version",
+            version,
+            "--program",
+            "/opt/bin/agentctx",
+        ]);
+    }
     let servers: Value =
         serde_json::from_str(&std::fs::read_to_string(root.join(".mcp.json")).unwrap()).unwrap();
     assert_eq!(servers["mcpServers"]["agentctx"]["args"], json!(["mcp"]));
@@ -324,7 +335,16 @@ fn install_hooks_and_mcp_for_the_other_agents_and_uninstall_restores_every_byte(
     };
     for agent in ["gemini", "copilot", "opencode", "qwen"] {
         for _ in 0..2 {
-            let out = run(&["install", agent, "--user", "--mcp"]);
+            // A program given, not the test's binary (in a temporary folder
+            // when the build folder is one).
+            let out = run(&[
+                "install",
+                agent,
+                "--user",
+                "--mcp",
+                "--program",
+                "/opt/bin/agentctx",
+            ]);
             assert!(
                 out.status.success(),
                 "{}",
