@@ -58,7 +58,8 @@ fn migrations_run_concurrently_and_twice() {
     }
     let again = machines[0].ok(&["mem", "migrate"]);
     assert!(again.contains("nothing to do"), "{again}");
-    // The test cluster offers the rum extension (.ci/run installs it).
+    // The test cluster offers the rum extension (its start requires it;
+    // scripts/test installs it).
     assert!(
         again.contains("phrases are searched with the RUM index"),
         "{again}"
