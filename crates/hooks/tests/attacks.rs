@@ -195,19 +195,20 @@ fn a_symlink_followed_by_dotdot_is_judged_where_the_kernel_goes() {
 
 #[cfg(unix)]
 #[test]
-fn hard_links_are_denied_in_strict_mode() {
+fn hard_links_to_excluded_files_are_denied_in_both_modes() {
     let p = Project::new(RULES);
     std::fs::hard_link(p.root.join("secrets/key"), p.root.join("innocent.txt")).unwrap();
-    // Default mode cannot see it (docs/SECURITY.md lists the gap) ...
-    assert!(
-        p.claude("Read", json!({"file_path": p.root.join("innocent.txt")}))
-            .is_none()
+    // Default mode judges it against the names the sandbox's walk masks
+    // (this was a documented gap before).
+    denied_by(
+        p.claude("Read", json!({"file_path": p.root.join("innocent.txt")})),
+        "another name (a hard link)",
     );
-    // ... strict mode denies every hard-linked file.
+    // Strict mode too.
     let p = p.strict();
     denied_by(
         p.claude("Read", json!({"file_path": p.root.join("innocent.txt")})),
-        "hard links",
+        "hard link",
     );
 }
 

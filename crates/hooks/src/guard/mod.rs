@@ -10,6 +10,7 @@
 //! (`sandboxed`). docs/SECURITY.md has the table of what each agent's tools
 //! get.
 
+mod hard_links;
 mod targets;
 
 use std::path::{Path, PathBuf};
@@ -208,6 +209,9 @@ impl Guard<'_> {
             if !decision.allowed {
                 decision.item = target.path.clone();
                 return Some(self.deny(&decision));
+            }
+            if let Some(verdict) = self.judge_other_names(&target.path, absolute, strict, notes) {
+                return Some(verdict);
             }
         }
         if access == Access::Write {
@@ -423,8 +427,21 @@ impl Guard<'_> {
                         &decision.message,
                     )));
                 }
-                if std::fs::symlink_metadata(&child).is_ok_and(|m| m.is_dir()) {
+                let meta = std::fs::symlink_metadata(&child);
+                if meta.as_ref().is_ok_and(|m| m.is_dir()) {
                     stack.push(child);
+                } else if meta.is_ok_and(|m| m.is_file() && hard_links::more_than_one_name(&m)) {
+                    let shown = child.display().to_string();
+                    if let Some(verdict) =
+                        self.judge_other_names(&shown, &child, self.strict(), notes)
+                    {
+                        notes.push(format!(
+                            "search scope {} holds {}",
+                            scope.display(),
+                            child.display()
+                        ));
+                        return Some(verdict);
+                    }
                 }
             }
         }
