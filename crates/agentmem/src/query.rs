@@ -35,36 +35,15 @@ pub fn parse_with_filter(
 }
 
 /// Every term is quoted for FTS5 (so `auth-flow` is a term, not an
-/// operator); `word*` keeps its prefix star; terms are ANDed.
+/// operator); `word*` keeps its prefix star; terms are ANDed. A quote
+/// opens a phrase wherever it is (`"token refresh"`, a filter's value
+/// `agent:"code reviewer"`) and must be closed: an open one is an error
+/// naming its place.
 pub fn parse_query(text: &str) -> Result<Query, StoreError> {
     let mut query = Query::default();
     let mut terms = Vec::new();
-    let mut chars = text.chars().peekable();
-    while let Some(&c) = chars.peek() {
-        if c.is_whitespace() {
-            chars.next();
-            continue;
-        }
-        if c == '"' {
-            chars.next();
-            let phrase: String = chars.by_ref().take_while(|c| *c != '"').collect();
-            if !text.matches('"').count().is_multiple_of(2) {
-                return Err(StoreError::Query {
-                    source: None,
-                    message: "a phrase is missing its closing quote".to_owned(),
-                });
-            }
-            if !phrase.trim().is_empty() {
-                terms.push(fts_term(&phrase.replace('"', ""), false));
-                query.parts.push((phrase.replace('"', ""), false));
-                query
-                    .terms
-                    .extend(phrase.split_whitespace().map(str::to_lowercase));
-            }
-            continue;
-        }
-        let word: String = std::iter::from_fn(|| chars.next_if(|c| !c.is_whitespace())).collect();
-        if let Some((key, value)) = word.split_once(':')
+    for token in tokens(text)? {
+        if let Some((key, value)) = token.filter()
             && !value.is_empty()
         {
             match key.to_ascii_lowercase().as_str() {
@@ -73,35 +52,110 @@ pub fn parse_query(text: &str) -> Result<Query, StoreError> {
                     continue;
                 }
                 "agent" => {
-                    query.agent = Some(value.to_owned());
+                    query.agent = Some(value);
                     continue;
                 }
                 "source" => {
-                    query.source = Some(value.to_owned());
+                    query.source = Some(value);
                     continue;
                 }
                 _ => {}
             }
         }
-        let (stem, prefix) = match word.strip_suffix('*') {
+        let text: String = token.parts.iter().map(|(part, _)| part.as_str()).collect();
+        if token.quoted() {
+            // A phrase: its words in this order.
+            if !text.trim().is_empty() {
+                terms.push(fts_term(&text, false));
+                query.parts.push((text.clone(), false));
+                query
+                    .terms
+                    .extend(text.split_whitespace().map(str::to_lowercase));
+            }
+            continue;
+        }
+        let (stem, prefix) = match text.strip_suffix('*') {
             Some(stem) => (stem, true),
-            None => (word.as_str(), false),
+            None => (text.as_str(), false),
         };
-        let stem = stem.replace('"', "");
         if stem.is_empty() {
             return Err(StoreError::Query {
                 source: None,
-                message: format!("`{word}` has nothing to search for"),
+                message: format!("`{text}` has nothing to search for"),
             });
         }
-        terms.push(fts_term(&stem, prefix));
-        query.parts.push((stem.clone(), prefix));
+        terms.push(fts_term(stem, prefix));
+        query.parts.push((stem.to_owned(), prefix));
         query.terms.push(stem.to_lowercase());
     }
     if !terms.is_empty() {
         query.fts = Some(terms.join(" AND "));
     }
     Ok(query)
+}
+
+/// One whitespace-separated token of a query: its parts, each quoted or
+/// not (a quoted part may hold spaces).
+struct Token {
+    parts: Vec<(String, bool)>,
+}
+
+impl Token {
+    fn quoted(&self) -> bool {
+        self.parts.iter().any(|(_, quoted)| *quoted)
+    }
+
+    /// `key:value` when the key is written bare (`category:"x y"`), the
+    /// value with its quotes taken off.
+    fn filter(&self) -> Option<(String, String)> {
+        let (first, quoted) = self.parts.first()?;
+        let (key, rest) = first.split_once(':').filter(|_| !quoted)?;
+        let value: String = std::iter::once(rest)
+            .chain(self.parts[1..].iter().map(|(part, _)| part.as_str()))
+            .collect();
+        Some((key.to_owned(), value))
+    }
+}
+
+/// The tokens of `text`; an unclosed quote is an error naming the
+/// character it is at (counted from 1).
+fn tokens(text: &str) -> Result<Vec<Token>, StoreError> {
+    let mut tokens = Vec::new();
+    let mut chars = text.chars().enumerate().peekable();
+    loop {
+        while chars.next_if(|(_, c)| c.is_whitespace()).is_some() {}
+        if chars.peek().is_none() {
+            return Ok(tokens);
+        }
+        let mut parts: Vec<(String, bool)> = Vec::new();
+        while let Some((at, c)) = chars.next_if(|(_, c)| !c.is_whitespace()) {
+            if c != '"' {
+                match parts.last_mut() {
+                    Some((part, false)) => part.push(c),
+                    _ => parts.push((c.to_string(), false)),
+                }
+                continue;
+            }
+            let mut phrase = String::new();
+            loop {
+                match chars.next() {
+                    Some((_, '"')) => break,
+                    Some((_, c)) => phrase.push(c),
+                    None => {
+                        return Err(StoreError::Query {
+                            source: None,
+                            message: format!(
+                                "the quote at character {} is not closed (a phrase or a value in quotes ends with another `\"`)",
+                                at + 1
+                            ),
+                        });
+                    }
+                }
+            }
+            parts.push((phrase, true));
+        }
+        tokens.push(Token { parts });
+    }
 }
 
 /// One term (a word or a phrase) as FTS5 syntax: quoted, so punctuation
@@ -188,13 +242,33 @@ mod tests {
     }
 
     #[test]
+    fn an_unclosed_quote_is_an_error_naming_its_place_in_a_phrase_or_a_filter() {
+        for (text, at) in [
+            ("\"auth race", 1),
+            ("category:\"x", 10),
+            ("auth agent:\"code reviewer", 12),
+            ("\"one\" \"two", 7),
+        ] {
+            let error = parse_query(text).unwrap_err().to_string();
+            assert!(
+                error.contains(&format!("the quote at character {at} is not closed")),
+                "{text}: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn quoted_filter_values_and_phrases() {
+        let q =
+            parse_query("agent:\"code reviewer\" category:\"decision\" \"token refresh\"").unwrap();
+        assert_eq!(q.agent.as_deref(), Some("code reviewer"));
+        assert_eq!(q.categories, ["DECISION"]);
+        assert_eq!(q.fts.as_deref(), Some("\"token refresh\""));
+        assert_eq!(q.terms, ["token", "refresh"]);
+    }
+
+    #[test]
     fn unparsable_queries_say_why() {
-        assert!(
-            parse_query("\"unclosed phrase")
-                .unwrap_err()
-                .to_string()
-                .contains("closing quote")
-        );
         assert!(
             parse_query("*")
                 .unwrap_err()

@@ -133,6 +133,7 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
             .and_then(|p| std::fs::canonicalize(p).ok())
             .filter(|p| !p.to_string_lossy().ends_with(" (deleted)")),
         json: cli.global.json,
+        quiet: cli.global.quiet,
     };
     log_setup(&inv);
     match &cli.command {

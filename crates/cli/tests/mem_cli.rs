@@ -263,7 +263,7 @@ fn bad_query_is_exit_2_and_context_fits_its_budget() {
     );
     assert_eq!(code, 2);
     assert!(
-        stderr.contains("invalid search query: a phrase is missing its closing quote"),
+        stderr.contains("invalid search query: the quote at character 1 is not closed"),
         "{stderr}"
     );
     let (code, text, _) = common::run(

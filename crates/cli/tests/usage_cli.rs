@@ -93,3 +93,61 @@ fn context_no_timestamp_help_says_what_the_code_does() {
     let (_, without, _) = run(t.cmd().args(["context"]));
     assert_eq!(with, without);
 }
+
+#[test]
+fn mem_list_and_search_with_nothing_to_show_say_so_on_stderr() {
+    let t = TestEnv::new();
+    let memory = t.dir.path().join("memory");
+    let mem = |args: &[&str]| run(t.cmd().arg("mem").args(args).env("AGENTMEM_ROOT", &memory));
+    let (code, out, err) = mem(&["list"]);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", "no captures\n"));
+    let (code, out, err) = mem(&["search", "quokka"]);
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (0, "", "no matches for \"quokka\"\n")
+    );
+    let (_, _, err) = mem(&["list", "--category", "research"]);
+    assert_eq!(err, "no captures match these filters\n");
+    let (_, _, err) = mem(&["-q", "list"]);
+    assert_eq!(err, "", "--quiet");
+    // JSON stays an empty list, with nothing on stderr.
+    for args in [&["list", "--json"][..], &["search", "quokka", "--json"]] {
+        let (code, out, err) = mem(args);
+        assert_eq!((code, out.trim(), err.as_str()), (0, "[]", ""), "{args:?}");
+    }
+}
+
+#[test]
+fn an_unclosed_quote_in_a_search_is_an_error_naming_where_it_is() {
+    let t = TestEnv::new();
+    let memory = common::fixture_memory(&t);
+    for (query, at) in [("category:\"x", 10), ("\"auth race", 1)] {
+        let (code, _, err) = run(t
+            .cmd()
+            .args(["mem", "search", query])
+            .env("AGENTMEM_ROOT", &memory));
+        assert_eq!(code, 2, "{query}: {err}");
+        assert!(
+            err.contains(&format!("the quote at character {at} is not closed")),
+            "{query}: {err}"
+        );
+    }
+    // Closed, a filter's value may be quoted.
+    let (code, out, err) = run(t
+        .cmd()
+        .args(["mem", "list", "--json", "--category", "research"])
+        .env("AGENTMEM_ROOT", &memory));
+    assert_eq!(code, 0, "{err}");
+    let (code, quoted, err) = run(t
+        .cmd()
+        .args(["mem", "search", "category:\"research\"", "--json"])
+        .env("AGENTMEM_ROOT", &memory));
+    assert_eq!(code, 0, "{err}");
+    let count = |text: &str| {
+        serde_json::from_str::<Vec<serde_json::Value>>(text)
+            .unwrap()
+            .len()
+    };
+    assert!(count(&out) > 0);
+    assert_eq!(count(&quoted), count(&out));
+}

@@ -90,6 +90,28 @@ fn this_project(inv: &Invocation) -> agentctx_agentmem::Scope {
     )
 }
 
+/// Whether any filter flag narrows the captures (an empty answer then
+/// says so).
+fn filtered(args: &MemFilterArgs) -> bool {
+    let MemFilterArgs {
+        categories,
+        agent,
+        source,
+        project,
+        since,
+        until,
+        limit: _,
+        this_project,
+    } = args;
+    !categories.is_empty()
+        || agent.is_some()
+        || source.is_some()
+        || project.is_some()
+        || since.is_some()
+        || until.is_some()
+        || *this_project
+}
+
 /// `2026-01-25 09:12 IMPLEMENTATION engineer  fixed-auth-race  path`
 fn line(record: &CaptureRecord) -> String {
     let short_time: String = record.time.chars().take(16).collect();
@@ -118,6 +140,12 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
             let records = open_any(inv)?.list(&filter(args, inv))?;
             if inv.json {
                 write_json(out, &records)?;
+            } else if records.is_empty() {
+                inv.note(if filtered(args) {
+                    "no captures match these filters"
+                } else {
+                    "no captures"
+                });
             } else {
                 for record in &records {
                     writeln!(out, "{}", line(record))?;
@@ -128,6 +156,13 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
             let hits = open_any(inv)?.search(&args.query, &filter(&args.filter, inv))?;
             if inv.json {
                 write_json(out, &hits)?;
+            } else if hits.is_empty() {
+                let among = if filtered(&args.filter) {
+                    " among the captures these filters keep"
+                } else {
+                    ""
+                };
+                inv.note(&format!("no matches for {:?}{among}", args.query));
             } else {
                 for hit in &hits {
                     writeln!(

@@ -38,9 +38,20 @@ pub struct Invocation {
     /// This program, by absolute path (shell commands are wrapped with it).
     pub program: Option<PathBuf>,
     pub json: bool,
+    /// `--quiet`: nothing but errors on stderr.
+    pub quiet: bool,
 }
 
 impl Invocation {
+    /// A note for the person at the terminal on stderr (an empty answer
+    /// said in words), unless `--quiet`; stdout keeps only the answer.
+    pub fn note(&self, text: &str) {
+        if !self.quiet {
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(stderr, "{text}");
+        }
+    }
+
     /// What the library calls need of this invocation.
     pub fn host(&self) -> agentctx_hooks::Host<'_> {
         agentctx_hooks::Host {
