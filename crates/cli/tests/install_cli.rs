@@ -295,3 +295,26 @@ fn a_dry_run_from_a_temporary_folder_shows_the_changes_and_writes_nothing() {
         "no record"
     );
 }
+
+#[test]
+fn uninstall_says_a_file_that_is_not_there_is_not_there() {
+    let (t, codex_home) = project();
+    let out = agentctx(&t, &codex_home, &["uninstall", "claude"]);
+    let settings = t.project.join(".claude/settings.local.json");
+    assert!(
+        out.contains(&format!(
+            "{}: not there (nothing to remove)",
+            std::fs::canonicalize(&t.project)
+                .unwrap()
+                .join(".claude/settings.local.json")
+                .display()
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("unchanged"), "{out}");
+    assert!(!settings.exists());
+    // A file that is there and holds nothing of agentctx's is unchanged.
+    t.write("project/.claude/settings.local.json", "{}\n");
+    let out = agentctx(&t, &codex_home, &["uninstall", "claude"]);
+    assert!(out.contains("settings.local.json: unchanged"), "{out}");
+}

@@ -211,6 +211,9 @@ pub struct FileChange {
 pub enum ChangeKind {
     /// Nothing to do.
     Unchanged,
+    /// Nothing to do: the file is not there (an uninstall of what was
+    /// never installed, or removed since).
+    Absent,
     /// agentctx's entries added or updated.
     Installed,
     /// The file as it was before install: bytes and mode.
@@ -223,6 +226,7 @@ impl std::fmt::Display for ChangeKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Self::Unchanged => "unchanged",
+            Self::Absent => "not there (nothing to remove)",
             Self::Installed => "installed",
             Self::Restored => "restored as it was before install",
             Self::Removed => "agentctx's entries removed (your later edits kept)",
@@ -231,9 +235,9 @@ impl std::fmt::Display for ChangeKind {
 }
 
 impl FileChange {
-    /// `true` when the file stays as it is.
+    /// `true` when the file stays as it is (or stays absent).
     pub fn is_unchanged(&self) -> bool {
-        self.how == ChangeKind::Unchanged
+        matches!(self.how, ChangeKind::Unchanged | ChangeKind::Absent)
     }
 
     /// A unified diff of the change.
@@ -654,7 +658,7 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
             (Some(m), _) if untouched && !remaining.any() => {
                 (m.original.clone(), ChangeKind::Restored)
             }
-            (_, None) => (None, ChangeKind::Unchanged),
+            (_, None) => (None, ChangeKind::Absent),
             (_, Some(text)) => {
                 let edited = edit(request, (&path, kind), Some(text), removing, false, &trust)?;
                 if edited.is_empty() && kind.owned_whole() {
@@ -666,10 +670,10 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Vec<FileChan
                 }
             }
         };
-        let how = if how == ChangeKind::Restored && after == before {
-            ChangeKind::Unchanged
-        } else {
-            how
+        let how = match (how, &before) {
+            (ChangeKind::Restored, None) if after.is_none() => ChangeKind::Absent,
+            (ChangeKind::Restored, _) if after == before => ChangeKind::Unchanged,
+            _ => how,
         };
         let manifest = manifest.map(|mut m| {
             m.parts = remaining;
