@@ -151,3 +151,69 @@ fn an_unclosed_quote_in_a_search_is_an_error_naming_where_it_is() {
     assert!(count(&out) > 0);
     assert_eq!(count(&quoted), count(&out));
 }
+
+/// `agentctx ARGS` in the project as a process that file permissions
+/// apply to: as root, without the capabilities that override them.
+fn without_override(t: &TestEnv, args: &[&str]) -> (i32, String, String) {
+    use std::os::unix::fs::MetadataExt as _;
+    let probe = t.write("euid-probe", "");
+    let root = std::fs::metadata(&probe).unwrap().uid() == 0;
+    let binary = env!("CARGO_BIN_EXE_agentctx");
+    let mut cmd = if root {
+        let mut cmd = std::process::Command::new("setpriv");
+        cmd.args(["--bounding-set=-dac_override,-dac_read_search", binary]);
+        cmd
+    } else {
+        std::process::Command::new(binary)
+    };
+    cmd.env_clear()
+        .env("HOME", &t.home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .current_dir(&t.project)
+        .stdin(std::process::Stdio::null())
+        .args(args);
+    run(&mut cmd)
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unreadable_nested_agents_md_is_offered_with_a_warning() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let t = project();
+    t.write("project/open/AGENTS.md", "Open rules.\n");
+    let locked = t.write("project/locked/AGENTS.md", "Locked rules.\n");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let args = ["agents", "resolve", "open/x.rs", "locked/x.rs"];
+    let (code, out, err) = without_override(&t, &args);
+    assert_eq!(code, 0, "{err}");
+    let root = std::fs::canonicalize(&t.project).unwrap();
+    let locked = root.join("locked/AGENTS.md");
+    let line = out
+        .lines()
+        .find(|l| l.contains(&locked.display().to_string()))
+        .expect(&out);
+    assert!(
+        line.ends_with(
+            "cannot be read (Permission denied): its instructions are unknown; tell the user"
+        ),
+        "{line}"
+    );
+    let open = root.join("open/AGENTS.md").display().to_string();
+    let line = out.lines().find(|l| l.contains(&open)).expect(&out);
+    assert!(!line.contains("cannot be read"), "{line}");
+    assert!(
+        err.contains(&format!(
+            "{} cannot be read (Permission denied)",
+            locked.display()
+        )),
+        "{err}"
+    );
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let (_, json, _) = without_override(&t, &json_args);
+    let found: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let files = found["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2, "{found}");
+    assert!(files[0].get("unreadable").is_none(), "{found}");
+    assert_eq!(files[1]["unreadable"], "Permission denied", "{found}");
+}

@@ -174,6 +174,7 @@ impl InitialChain {
                     mtime_ms: mtime_ms(&meta),
                     size_bytes: size,
                     changed: false,
+                    unreadable: None,
                 },
                 file_id: id,
                 content: content.to_owned(),

@@ -82,6 +82,23 @@ impl AgentsProbe {
     }
 }
 
+impl AgentsProbe {
+    /// Whether the file at `relative` below `root` can be opened for
+    /// reading (its permissions); the error says why not. Opening a
+    /// regular file does not block (callers check the type first).
+    pub fn readable(&self, root: &Path, relative: &Path) -> std::io::Result<()> {
+        #[cfg(unix)]
+        if let Some(fd) = &self.root_fd {
+            use rustix::fs::{Mode, OFlags, openat};
+            let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK;
+            return openat(fd, relative, flags, Mode::empty())
+                .map(drop)
+                .map_err(std::io::Error::from);
+        }
+        std::fs::File::open(root.join(relative)).map(drop)
+    }
+}
+
 /// The directory a resolve is looking at, as a path relative to the root;
 /// descending pushes a name, which is cheap, where popping a `PathBuf`
 /// re-parses its components.

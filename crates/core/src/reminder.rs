@@ -18,6 +18,7 @@ use agentctx_types::{
 ///         mtime_ms: 1738970000000,
 ///         size_bytes: 120,
 ///         changed: false,
+///         unreadable: None,
 ///     }],
 /// };
 /// let text = agentctx_core::render_resolve_paths(&found);
@@ -42,7 +43,16 @@ pub fn render_resolve_paths_in(found: &ResolvedAgents, envelope: ReminderEnvelop
 
 fn push_file_lines(body: &mut String, files: &[ResolvedAgentFile]) {
     for file in files {
-        let _ = writeln!(body, "- {} (mtime: {})", file.path.display(), file.mtime_ms);
+        let _ = write!(body, "- {} (mtime: {})", file.path.display(), file.mtime_ms);
+        match &file.unreadable {
+            Some(why) => {
+                let _ = writeln!(
+                    body,
+                    " cannot be read ({why}): its instructions are unknown; tell the user"
+                );
+            }
+            None => body.push('\n'),
+        }
     }
 }
 

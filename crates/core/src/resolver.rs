@@ -221,11 +221,27 @@ impl Resolver {
             seen.ids.insert(id);
         }
         seen.paths.insert(path.clone());
+        // Offered once like any other (its version is recorded): with why
+        // it cannot be read, so the model does not take it for read.
+        let unreadable = self
+            .probe
+            .as_ref()
+            .and_then(|probe| {
+                probe
+                    .readable(&self.state.root, &cursor.agents_file())
+                    .err()
+            })
+            .map(|error| {
+                let text = error.to_string();
+                // "Permission denied (os error 13)": the reason, in words.
+                text.split(" (os error").next().unwrap_or(&text).to_owned()
+            });
         found.files.push(ResolvedAgentFile {
             path,
             mtime_ms: version.mtime_ms,
             size_bytes: version.size_bytes,
             changed,
+            unreadable,
         });
         true
     }

@@ -13,6 +13,7 @@ fn file(path: &str, mtime_ms: u64) -> ResolvedAgentFile {
         mtime_ms,
         size_bytes: 42,
         changed: false,
+        unreadable: None,
     }
 }
 
@@ -23,6 +24,16 @@ fn agents_resolve_paths_reminder() {
             file("/repo/feature/AGENTS.md", 1_738_970_000_000),
             file("/repo/feature/api/AGENTS.md", 1_738_970_123_456),
         ],
+    };
+    insta::assert_snapshot!(render_resolve_paths(&found));
+}
+
+#[test]
+fn an_agents_md_that_cannot_be_read_is_named_so() {
+    let mut locked = file("/repo/locked/AGENTS.md", 7);
+    locked.unreadable = Some("Permission denied".into());
+    let found = ResolvedAgents {
+        files: vec![file("/repo/AGENTS.md", 5), locked],
     };
     insta::assert_snapshot!(render_resolve_paths(&found));
 }

@@ -133,6 +133,11 @@ pub struct ResolvedAgentFile {
     /// changed since (never set in the initial bundle or session state).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub changed: bool,
+    /// Why agentctx cannot read the file (its permissions), when it
+    /// cannot: the model is told it exists and that its instructions are
+    /// unknown (the agent cannot read it either).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
 }
 
 /// The `type` attribute of a `<system-reminder>` block.

@@ -65,6 +65,7 @@ pub fn resolve(
             result.found
         }
     };
+    warn_unreadable(&found.files);
     if inv.json {
         write_json(out, &found)?;
     } else {
@@ -90,12 +91,25 @@ pub fn resume(
     log_fresh_start(resumed.rebuilt.as_ref(), resumed.fresh_warnings.as_deref());
     // Nothing to compare with: the session starts here, and says nothing.
     let report = resumed.diff.map(|diff| diff.report()).unwrap_or_default();
+    warn_unreadable(&report.recheck);
     if inv.json {
         write_json(out, &report)?;
     } else {
         out.write_all(report.text.as_bytes())?;
     }
     Ok(Outcome::Success)
+}
+
+/// An AGENTS.md offered that cannot be read: its instructions are unknown.
+fn warn_unreadable(files: &[agentctx_types::ResolvedAgentFile]) {
+    for file in files {
+        if let Some(why) = &file.unreadable {
+            tracing::warn!(
+                "{} cannot be read ({why}): its instructions are unknown",
+                file.path.display()
+            );
+        }
+    }
 }
 
 fn start(inv: &Invocation) -> Result<agentctx_core::StartedSession, CoreError> {
