@@ -3,7 +3,7 @@
 
 use agentctx_types::{HookInput, ReminderEnvelope};
 
-use super::{Dialect, LoaderFacts, Native, rename_tool};
+use super::{Dialect, LoaderFacts, Native, PinPaths, rename_tool};
 use crate::agents_md::LoaderDecision;
 
 pub(super) struct Claude;
@@ -22,6 +22,15 @@ impl Dialect for Claude {
             native.foreign_shell = Some("PowerShell");
         }
         native
+    }
+
+    /// Its file tools run a changed `file_path`/`path` (the input must be
+    /// whole: fields left out are dropped, measured with 2.1.330). Without
+    /// a decision its own permission check judges the changed input, as
+    /// the user's settings say (an `ask` is a denial in `-p`); where it
+    /// never asks, `allow`.
+    fn pin_file_paths(&self, asks: bool) -> PinPaths {
+        PinPaths::Rewrite((!asks).then_some(agentctx_types::PermissionDecision::Allow))
     }
 
     /// Its `Bash` tool keeps the folder a command `cd`s to; `Monitor`

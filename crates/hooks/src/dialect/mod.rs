@@ -140,6 +140,26 @@ pub(crate) trait Dialect: Sync {
     fn shell_keeps_cwd(&self, _native: Option<&str>) -> bool {
         false
     }
+
+    /// Whether a file tool's path can be replaced by the resolved one (a
+    /// link on the way that a command could change), and with which
+    /// decision; `asks`: the agent asks the user before such calls.
+    fn pin_file_paths(&self, _asks: bool) -> PinPaths {
+        PinPaths::Deny
+    }
+}
+
+/// How a file tool's path through a changeable link is made to open what
+/// the hook judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PinPaths {
+    /// The input is changed; with this decision (`None`: the agent's own
+    /// permission flow judges the changed input).
+    Rewrite(Option<agentctx_types::PermissionDecision>),
+    /// The agent cannot be given a changed path (it runs no changed input,
+    /// or its tools' fields are not the shared ones): denied, naming the
+    /// resolved path.
+    Deny,
 }
 
 /// Tools that carry a `command` argument that is not a command line

@@ -1,5 +1,6 @@
 //! One hook call: parse the payload, decide, answer.
 
+mod file_links;
 mod pre_tool;
 mod session;
 

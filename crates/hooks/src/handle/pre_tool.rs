@@ -202,6 +202,9 @@ impl Call<'_> {
         match guard.decide(name, &input, &mut outcome.notes) {
             crate::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),
             crate::Verdict::Allow => match run {
+                crate::exec::ShellRun::Plain(_) if !shell && restricting => {
+                    self.pin_file_paths(&input, asks, outcome);
+                }
                 crate::exec::ShellRun::Plain(_) => {
                     // No output: the agent's own permission flow stays in charge.
                 }
@@ -254,4 +257,42 @@ fn sandbox_refusal(why: &str) -> String {
             "Denied: this shell command.\nWhy: {why}.\nUse the file tools (Read, Edit, Write) on paths the rules allow, or ask the user to install bubblewrap or relax project_agent_rules.sandbox."
         ),
     )
+}
+
+impl Call<'_> {
+    /// A file tool's path through a link a command could change: the tool
+    /// opens the resolved path the guard judged (a rewritten input), or,
+    /// where the agent does not run a changed input, the call is denied
+    /// naming it. Otherwise no output: the agent's own permission flow
+    /// stays in charge.
+    fn pin_file_paths(&self, input: &Value, asks: bool, outcome: &mut HookOutcome) {
+        let links = super::file_links::changeable_links(input, |p| self.absolute(p));
+        if links.is_empty() {
+            return;
+        }
+        for link in &links {
+            outcome.note(format!(
+                "{} goes through the link {}: the tool is given {}",
+                link.given,
+                link.link.display(),
+                link.resolved.display()
+            ));
+        }
+        match self.dialect.pin_file_paths(asks) {
+            crate::dialect::PinPaths::Rewrite(decision) => {
+                let mut reply = HookReply::rewrite(
+                    super::file_links::pinned_input(input, &links),
+                    agentctx_types::PermissionDecision::Allow,
+                );
+                // `None`: the agent's own permission flow judges the
+                // changed input.
+                reply.hook_specific_output.permission_decision = decision;
+                outcome.reply = Some(reply);
+            }
+            crate::dialect::PinPaths::Deny => {
+                outcome.note("the agent runs no changed input: denied");
+                outcome.reply = Some(HookReply::deny(super::file_links::denial(&links)));
+            }
+        }
+    }
 }
