@@ -335,7 +335,13 @@ fn user_only(leaf: &Leaf) -> Option<String> {
 fn validate_alone(leaf: &Leaf) -> Result<(), (String, String)> {
     serde_path_to_error::deserialize::<_, Config>(nest(&leaf.path, leaf.value.clone()))
         .map(drop)
-        .map_err(|e| (e.path().to_string(), e.into_inner().to_string()))
+        .map_err(|e| {
+            let at = e.path().to_string();
+            (
+                at,
+                agentctx_types::wording::plain(&e.into_inner().to_string()),
+            )
+        })
 }
 
 fn env_leaves(env: &Environment) -> Result<Vec<Leaf>, ConfigError> {

@@ -382,7 +382,7 @@ fn unknown_key_is_rejected_with_its_path() {
     let (line, column, key, message, _) = invalid_file("agents:\n  initial:\n    maxFile: 3\n");
     assert_eq!((line, column), (3, 5));
     assert_eq!(key.as_deref(), Some("agents.initial.maxFile"));
-    assert!(message.contains("unknown field `maxFile`"), "{message}");
+    assert!(message.contains("unknown key `maxFile`"), "{message}");
 }
 
 #[test]
@@ -493,7 +493,7 @@ fn flag_error(arg: &str) -> String {
 fn bad_set_flags_are_rejected() {
     assert!(flag_error("agents.initial.maxFiles").contains("expected KEY=VALUE"));
     assert!(flag_error("agents..initial=3").contains("not a dotted key path"));
-    assert!(flag_error("agents.initial.maxFile=3").contains("unknown field `maxFile`"));
+    assert!(flag_error("agents.initial.maxFile=3").contains("unknown key `maxFile`"));
     assert!(flag_error("agents.initial.maxFiles=0").contains("agents.initial.maxFiles"));
     assert!(flag_error("agents.root.markers=[").contains("agents.root.markers"));
 }
@@ -599,4 +599,75 @@ fn a_project_file_cannot_choose_whose_memory_is_recalled() {
             "{key}"
         );
     }
+}
+
+#[test]
+fn errors_say_key_value_and_what_was_expected_in_the_users_terms() {
+    let mut messages = Vec::new();
+    let mut check = |text: &str, at: &str, expected: &str| {
+        let (_, _, key, message, _) = invalid_file(text);
+        assert_eq!(key.as_deref(), Some(at), "{text}");
+        assert!(message.starts_with(expected), "{text}: {message}");
+        messages.push(message);
+    };
+    check(
+        "project_agent_rules:\n  strict: yes\n",
+        "project_agent_rules.strict",
+        "expected true or false, got `yes` (yes, no, on and off are text here, not booleans)",
+    );
+    check(
+        "project_agent_rules:\n  strict: maybe # sure\n",
+        "project_agent_rules.strict",
+        "expected true or false, got `maybe`",
+    );
+    check(
+        "agents:\n  root:\n    markers: .git\n",
+        "agents.root.markers",
+        "expected a list (`[a, b]`, or one `- item` per line), got `.git`",
+    );
+    check(
+        "agents:\n  root:\n    markers: [[a]]\n",
+        "agents.root.markers[0]",
+        "expected a text value, got a list",
+    );
+    check(
+        "agents:\n  initial:\n    maxFile: 3\n",
+        "agents.initial.maxFile",
+        "unknown key `maxFile`",
+    );
+    check(
+        "project_agent_rules:\n  sandbox: sometimes\n",
+        "project_agent_rules.sandbox",
+        "unknown value `sometimes`, expected one of auto, on, off",
+    );
+    // An alias inside its own anchor.
+    let (_, _, _, message, _) = invalid_file("agents: &a\n  root: *a\n");
+    assert!(
+        message.contains("refers to the anchor it is inside"),
+        "{message}"
+    );
+    messages.push(message);
+    for message in &messages {
+        for internal in [
+            "strict mode",
+            "weak recursion",
+            " start",
+            "scalar",
+            "variant",
+            "field",
+        ] {
+            assert!(!message.contains(internal), "{message}");
+        }
+    }
+}
+
+#[test]
+fn environment_and_flag_errors_say_it_in_the_users_terms_too() {
+    let error = flag_error("agents.root.stopAtFsRoot=sometimes");
+    assert!(
+        error
+            .contains("agents.root.stopAtFsRoot: expected true or false, got string \"sometimes\""),
+        "{error}"
+    );
+    assert!(flag_error("agents.initial.maxFile=3").contains("unknown key `maxFile`"));
 }

@@ -41,7 +41,7 @@ pub fn parse_strict<T: DeserializeOwned>(text: &str) -> Result<T, YamlProblem> {
         }
         value
     });
-    result.map_err(|error| problem(&error, failed_at))
+    result.map_err(|error| problem(&error, failed_at, text))
 }
 
 /// Parses `text` into a JSON tree (`null` for an empty document).
@@ -49,32 +49,61 @@ pub fn parse_value(text: &str) -> Result<serde_json::Value, YamlProblem> {
     parse_strict::<Option<serde_json::Value>>(text).map(|v| v.unwrap_or(serde_json::Value::Null))
 }
 
-fn problem(error: &serde_saphyr::Error, key: Option<String>) -> YamlProblem {
+fn problem(error: &serde_saphyr::Error, key: Option<String>, text: &str) -> YamlProblem {
+    use agentctx_types::wording;
     let (line, column) = error
         .location()
         .map(|at| (at.line(), at.column()))
         .unwrap_or((0, 0));
-    let mut message = bare_message(error);
     let mut key = key.filter(|k| !k.is_empty() && k != ".");
-    // serde-saphyr words two common mistakes for library authors; say them
-    // for the person editing the file, and put the duplicate key in the path
-    // where the tracker could only see `?`.
-    if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
-        let name = rest.split(',').next().unwrap_or(rest).trim().to_owned();
-        key = Some(match key.as_deref().and_then(|k| k.strip_suffix('?')) {
-            Some(parent) => format!("{parent}{name}"),
-            None => name.clone(),
-        });
-        message = format!("duplicate key `{name}` (each key may appear once)");
-    } else if message == "expected mapping start" {
-        message =
-            "expected a mapping of keys (leave an empty section out, or write `{}`)".to_owned();
-    }
+    // serde-saphyr words these for library authors; say them for the
+    // person editing the file, with the value found there, and put a
+    // duplicate key in the path where the tracker could only see `?`.
+    let message = match innermost(error) {
+        serde_saphyr::Error::DuplicateMappingKey { key: name, .. } => {
+            let name = name.clone().unwrap_or_default();
+            key = Some(match key.as_deref().and_then(|k| k.strip_suffix('?')) {
+                Some(parent) => format!("{parent}{name}"),
+                None => name.clone(),
+            });
+            format!("duplicate key `{name}` (each key may appear once)")
+        }
+        serde_saphyr::Error::InvalidBooleanStrict { .. } => {
+            wording::not_a_boolean(&wording::value_at(text, line, column))
+        }
+        serde_saphyr::Error::Unexpected { expected, .. } => format!(
+            "expected {}, got {}",
+            wording::expected(expected),
+            wording::found_at(text, line, column)
+        ),
+        serde_saphyr::Error::InvalidScalar { ty, .. } => format!(
+            "expected {}, got {}",
+            wording::expected(ty),
+            wording::found_at(text, line, column)
+        ),
+        serde_saphyr::Error::NullIntoString { .. } => {
+            "expected a text value, got nothing".to_owned()
+        }
+        serde_saphyr::Error::RecursiveReferencesRequireWeakTypes { .. } => {
+            wording::ALIAS_LOOP.to_owned()
+        }
+        _ => wording::plain(&bare_message(error)),
+    };
     YamlProblem {
         line,
         column,
         key,
         message,
+    }
+}
+
+/// The error serde-saphyr reports under its snippet and alias wrappers.
+fn innermost(mut error: &serde_saphyr::Error) -> &serde_saphyr::Error {
+    loop {
+        error = match error.without_snippet() {
+            serde_saphyr::Error::AliasError { error, .. } => error,
+            other => return other,
+        };
     }
 }
 

@@ -87,16 +87,16 @@ fn entries(list: Vec<Spanned<String>>) -> Vec<Entry> {
 pub fn parse(path: &Path, text: &str) -> Result<(RuleDoc, Vec<RuleFinding>), RuleFileError> {
     let fail = |error: serde_saphyr::Error| {
         let location = error.location();
-        let rendered = error.without_snippet().to_string();
-        let message = match rendered.rfind(" at line ") {
-            Some(at) => rendered[..at].trim().to_owned(),
-            None => rendered.trim().to_owned(),
-        };
+        let (line, column) = location.map_or((0, 0), |l| (l.line(), l.column()));
+        let message = message_of(&error, text, line, column);
         RuleFileError {
             path: path.to_path_buf(),
             line: location.map(|l| l.line()),
             column: location.map(|l| l.column()),
-            message,
+            message: match key_at(text, line, column) {
+                Some(key) => format!("{key}: {message}"),
+                None => message,
+            },
         }
     };
     if text.trim().is_empty() {
@@ -145,6 +145,102 @@ pub fn parse(path: &Path, text: &str) -> Result<(RuleDoc, Vec<RuleFinding>), Rul
         strict: parsed.strict,
     };
     Ok((doc, warnings))
+}
+
+/// serde-saphyr's message for `error` in the words of the person editing
+/// the rule file, with the value found at `line` and `column`
+/// (`agentctx_types::wording`, as the config's errors are worded).
+fn message_of(error: &serde_saphyr::Error, text: &str, line: u64, column: u64) -> String {
+    use agentctx_types::wording;
+    let mut inner = error.without_snippet();
+    while let serde_saphyr::Error::AliasError { error, .. } = inner {
+        inner = error.without_snippet();
+    }
+    match inner {
+        serde_saphyr::Error::DuplicateMappingKey { key, .. } => format!(
+            "duplicate key `{}` (each key may appear once)",
+            key.as_deref().unwrap_or_default()
+        ),
+        serde_saphyr::Error::InvalidBooleanStrict { .. } => {
+            wording::not_a_boolean(&wording::value_at(text, line, column))
+        }
+        serde_saphyr::Error::Unexpected { expected, .. } => format!(
+            "expected {}, got {}",
+            wording::expected(expected),
+            wording::found_at(text, line, column)
+        ),
+        serde_saphyr::Error::InvalidScalar { ty, .. } => format!(
+            "expected {}, got {}",
+            wording::expected(ty),
+            wording::found_at(text, line, column)
+        ),
+        serde_saphyr::Error::NullIntoString { .. } => {
+            "expected a text value, got nothing".to_owned()
+        }
+        serde_saphyr::Error::RecursiveReferencesRequireWeakTypes { .. } => {
+            wording::ALIAS_LOOP.to_owned()
+        }
+        _ => {
+            let rendered = inner.to_string();
+            let bare = match rendered.rfind(" at line ") {
+                Some(at) => rendered[..at].trim(),
+                None => rendered.trim(),
+            };
+            wording::plain(bare)
+        }
+    }
+}
+
+/// The dotted key whose value is at 1-based `line` and `column` of a
+/// block-style rule file: the key on that line when the column is in its
+/// value, under the keys of the less indented lines above it
+/// (`file_patterns.exclude`); `None` when no key is found.
+fn key_at(text: &str, line: u64, column: u64) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = usize::try_from(line).ok()?.checked_sub(1)?;
+    let row = lines.get(at)?;
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut path = Vec::new();
+    if let Some((name, value_column)) = key_of(row)
+        && column >= value_column
+    {
+        path.push(name);
+    }
+    let mut limit = indent(row);
+    for above in lines[..at].iter().rev() {
+        let trimmed = above.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') || indent(above) >= limit {
+            continue;
+        }
+        limit = indent(above);
+        if let Some((name, _)) = key_of(above) {
+            path.push(name);
+        }
+        if limit == 0 {
+            break;
+        }
+    }
+    path.reverse();
+    (!path.is_empty()).then(|| path.join("."))
+}
+
+/// The key a line starts (after indentation and a list's `- `) and the
+/// 1-based column where its value begins.
+fn key_of(line: &str) -> Option<(&str, u64)> {
+    let body = line.trim_start();
+    let body = body.strip_prefix("- ").unwrap_or(body);
+    let start = line.len() - body.len();
+    let colon = body.find(':')?;
+    let name = &body[..colon];
+    let after = &body[colon + 1..];
+    if name.is_empty()
+        || name.contains([' ', '"', '\'', '[', '{'])
+        || !(after.is_empty() || after.starts_with(' '))
+    {
+        return None;
+    }
+    let value = start + colon + 1 + (after.len() - after.trim_start().len());
+    Some((name, u64::try_from(line[..value].chars().count() + 1).ok()?))
 }
 
 /// The first line that starts (after indentation) with the key's last

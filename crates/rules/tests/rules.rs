@@ -471,3 +471,50 @@ fn typed_paths_are_taken_against_the_working_directory_they_were_typed_in() {
     // Back at the root, `secret.txt` is another file, and allowed.
     assert!(checker.check_typed(&p.root, "secret.txt").allowed);
 }
+
+#[test]
+fn rule_file_errors_say_key_value_and_what_was_expected_in_the_users_terms() {
+    for (yaml, expected) in [
+        (
+            "strict: yes\n",
+            ":1:9: strict: expected true or false, got `yes` (yes, no, on and off are text here, not booleans)",
+        ),
+        (
+            "file_patterns:\n  exclude: secrets/\n",
+            ":2:12: file_patterns.exclude: expected a list (`[a, b]`, or one `- item` per line), got `secrets/`",
+        ),
+        (
+            "denied_tools: [Bash, {a: b}]\n",
+            ":1:22: denied_tools: expected a text value, got a mapping `{a: b}`",
+        ),
+        (
+            "allowed_tools:\n  - name: x\n",
+            ": allowed_tools: expected a text value, got `name: x`",
+        ),
+        (
+            "file_list:\n  format: fancy\n",
+            ":2:11: file_list.format: unknown value `fancy`, expected one of tree, flat, compact",
+        ),
+        (
+            "denied_tools: &a [*a]\n",
+            "denied_tools: an alias (`*name`) refers to the anchor it is inside",
+        ),
+    ] {
+        let p = Project::new(yaml);
+        let rules = p.rules();
+        let error = rules
+            .error()
+            .unwrap_or_else(|| panic!("{yaml} must be an error"))
+            .to_string();
+        assert!(error.contains(expected), "{yaml}: {error}");
+        for internal in [
+            "strict mode",
+            "weak recursion",
+            " start",
+            "scalar",
+            "variant",
+        ] {
+            assert!(!error.contains(internal), "{error}");
+        }
+    }
+}

@@ -40,6 +40,7 @@ mod rules;
 #[cfg(feature = "schema")]
 mod schema;
 mod session;
+pub mod wording;
 
 pub use agentmem::{
     AgentMemConfig, CaptureEvent, CaptureRecord, CaptureShown, IdentityRule, MemoryContext,
