@@ -172,3 +172,26 @@ fn an_unreadable_tool_call_of_the_event_install_named_is_denied() {
     let reply: Value = serde_json::from_str(&out).unwrap_or_else(|_| panic!("a reply: {out:?}"));
     assert_eq!(reply["permissionDecision"], "deny", "{reply}");
 }
+
+#[test]
+fn mem_capture_reads_its_input_within_the_same_bounds() {
+    let t = restricted();
+    let child = t
+        .cmd()
+        .args(["mem", "capture"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = child;
+    let stdin = child.stdin.take().unwrap();
+    let (code, out, took) = finish(child, Duration::from_secs(30));
+    drop(stdin);
+    // A capture entry point never fails the agent and writes nothing out.
+    assert_eq!(code, 0);
+    assert!(out.is_empty(), "{out}");
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    let log = std::fs::read_to_string(t.home.join(".local/state/agentctx/agentmem.log")).unwrap();
+    assert!(log.contains("did not end within 10"), "{log}");
+}

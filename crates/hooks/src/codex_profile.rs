@@ -20,7 +20,8 @@ pub(crate) fn refresh(host: &Host<'_>, notes: &mut Vec<String>) {
                 .to_owned(),
         );
     };
-    let Ok(text) = std::fs::read_to_string(&file) else {
+    // Not blocking on a FIFO a command could have left there.
+    let Ok(text) = agentctx_readfile::read_to_string(&file, crate::PROJECT_FILE_LIMIT) else {
         return;
     };
     if !text.contains(&format!("[permissions.{}", crate::CODEX_PROFILE)) {

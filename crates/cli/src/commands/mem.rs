@@ -53,7 +53,23 @@ pub fn capture(
     args: &CaptureArgs,
     _out: &mut dyn Write,
 ) -> anyhow::Result<Outcome> {
-    let line = match Trigger::read(args.payload.as_deref(), std::io::stdin().lock()) {
+    // Bounded as the hook's input is (16 MiB, 10 s): a capture entry point
+    // never hangs the agent nor takes its memory.
+    let stdin = match args.payload {
+        Some(_) => agentctx_hooks::Received {
+            bytes: Vec::new(),
+            error: None,
+        },
+        None => {
+            agentctx_hooks::read_bounded(std::io::stdin(), agentctx_hooks::ReadLimits::default())
+        }
+    };
+    let read = match stdin.error {
+        Some(error) => Err(format!("failed: the hook's input was not read: {error}")),
+        None => Trigger::read(args.payload.as_deref(), stdin.bytes.as_slice())
+            .map_err(|error| format!("failed: {error}")),
+    };
+    let line = match read {
         Ok(trigger) => {
             let codex_home = inv.env.codex_home();
             capture_with_config(
@@ -65,7 +81,7 @@ pub fn capture(
             )
             .line
         }
-        Err(error) => format!("failed: {error}"),
+        Err(line) => line,
     };
     log(inv, "agentmem.log", &[line], true);
     Ok(Outcome::Success)
