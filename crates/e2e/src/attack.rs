@@ -38,11 +38,17 @@ pub fn attack_project(parent: &Path) -> Sandbox {
 
 /// Starts session `id` of `agent` in the project through the hook.
 pub fn start_session(s: &Sandbox, id: &str, agent: &str) {
+    start_session_in(s, id, agent, &s.root);
+}
+
+/// Starts session `id` of `agent` in `cwd` (the project or a folder of
+/// it) through the hook, run from there as the agent runs it.
+pub fn start_session_in(s: &Sandbox, id: &str, agent: &str, cwd: &Path) {
     let start = format!(
         r#"{{"session_id":"{id}","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
-        s.root.display()
+        cwd.display()
     );
-    let run = s.agentctx_with_input(&s.root, &["hook", "--agent", agent], &start);
+    let run = s.agentctx_with_input(cwd, &["hook", "--agent", agent], &start);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
 }
 

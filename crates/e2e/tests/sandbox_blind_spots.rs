@@ -200,3 +200,114 @@ fn a_fifo_planted_where_agentctx_reads_blocks_nothing() {
     );
     assert!(run.stdout.contains("README.md"), "{}", run.stdout);
 }
+
+/// Class 4: agent configuration that did not exist yet. Copilot CLI runs
+/// `.github/hooks/*.json` of the folder a session starts in, outside any
+/// sandbox: in the root and the session's folder they cannot be made (the
+/// folders exist, empty and read-only); in any other folder they are set
+/// aside when the command ends. Claude Code starts the servers of a
+/// `.mcp.json` in any folder above the project: one made there (a project
+/// under /tmp) is set aside.
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn agent_configuration_that_did_not_exist_yet_cannot_be_left_behind() {
+    // Under /tmp: the folders above the project are writable there.
+    let s = agentctx_e2e::Sandbox::new();
+    s.write("README.md", "README\n");
+    s.write("sub/main.rs", "fn main() {}\n");
+    s.write(
+        ".coding-agent-rules.yaml",
+        "file_patterns:\n  exclude: [\"secrets/\"]\n",
+    );
+    s.commit();
+    agentctx_e2e::attack::start_session_in(&s, "config", "claude", &s.root.join("sub"));
+    let program = agentctx_e2e::agentctx_bin();
+    let above = s.root.parent().unwrap().join(".mcp.json");
+    let run = agentctx_e2e::attack::exec_in(
+        &s,
+        &program,
+        &s.root.join("sub"),
+        "config",
+        &[],
+        &format!(
+            "cd ..; mkdir -p .github/hooks .github/workflows; echo '{{}}' > .github/hooks/x.json; echo root=$?; \
+             echo '{{}}' > sub/.github/hooks/x.json; echo sub=$?; \
+             mkdir -p other/.github/hooks && echo '{{}}' > other/.github/hooks/y.json; echo other=$?; \
+             echo '{{\"mcpServers\":{{}}}}' > '{}'; echo above=$?; \
+             echo 'on: push' > .github/workflows/ci.yml; echo workflow=$?",
+            above.display()
+        ),
+    );
+    // The command ran: it wrote what it may, and the kernel refused the rest.
+    assert!(
+        run.stdout.contains("workflow=0"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    assert!(run.stdout.contains("root=1"), "{}", run.stdout);
+    assert!(run.stdout.contains("sub=1"), "{}", run.stdout);
+    assert!(run.stdout.contains("other=0"), "{}", run.stdout);
+    assert!(s.root.join(".github/workflows/ci.yml").is_file());
+    // Nothing is left where an agent would load it.
+    assert!(!s.root.join(".github/hooks/x.json").exists());
+    assert!(!s.root.join("sub/.github/hooks/x.json").exists());
+    assert!(
+        !s.root.join("other/.github/hooks").exists(),
+        "{}",
+        run.stderr
+    );
+    assert!(!above.exists(), "{}", run.stderr);
+    assert!(run.stderr.contains("was moved to"), "{}", run.stderr);
+    // The placeholders are empty folders, invisible to git.
+    let status = std::process::Command::new("git")
+        .args(["status", "--porcelain"])
+        .current_dir(&s.root)
+        .output()
+        .unwrap();
+    assert!(
+        !String::from_utf8_lossy(&status.stdout).contains("hooks"),
+        "{}",
+        String::from_utf8_lossy(&status.stdout)
+    );
+}
+
+/// Class 5: Gemini CLI and Qwen Code load a project's `.env` into their
+/// environment, and their hooks (bash) inherit it. Where either is used on
+/// the machine, `.env` is protected where they load it: read-only in the
+/// sandbox, set aside when a command makes one, denied to file tools;
+/// elsewhere it is the project's file like any other.
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn a_loaded_env_file_cannot_be_written_where_an_agent_loads_it() {
+    let s = attack_project(parent());
+    s.write(".env", "APP=1\n");
+    let program = agentctx_e2e::agentctx_bin();
+    let attack = "echo 'BASH_ENV=/tmp/hookrc' >> .env; echo env=$?; \
+                  echo 'BASH_ENV=/tmp/hookrc' > sub/.env; echo sub=$?";
+    // No agent that loads it on this machine: the project's file.
+    let run = exec_with(&s, &program, &[], attack);
+    assert!(run.stdout.contains("env=0"), "{}{}", run.stdout, run.stderr);
+    std::fs::write(s.root.join(".env"), "APP=1\n").unwrap();
+    let _ = std::fs::remove_file(s.root.join("sub/.env"));
+    // Gemini CLI used here.
+    std::fs::create_dir_all(s.home.join(".gemini")).unwrap();
+    let run = exec_with(&s, &program, &[], attack);
+    assert!(run.stdout.contains("env=1"), "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(s.root.join(".env")).unwrap(),
+        "APP=1\n"
+    );
+    assert!(!s.root.join("sub/.env").exists(), "{}", run.stderr);
+    // The file tools too.
+    let write = format!(
+        r#"{{"session_id":"attack","cwd":"{root}","hook_event_name":"PreToolUse","permission_mode":"bypassPermissions","tool_name":"Write","tool_input":{{"file_path":"{root}/.env","content":"BASH_ENV=/tmp/x"}}}}"#,
+        root = s.root.display()
+    );
+    let reply = s.agentctx_with_input(&s.root, &["hook", "--agent", "claude"], &write);
+    let reply: serde_json::Value = serde_json::from_str(&reply.stdout).unwrap();
+    assert_eq!(
+        reply["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{reply}"
+    );
+}

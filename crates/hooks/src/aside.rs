@@ -24,6 +24,10 @@ pub(crate) struct Watched {
     /// names made anywhere in it are looked for after.
     #[serde(default)]
     pub walk: agentctx_sandbox::Walk,
+    /// The names protected anywhere in the project for this session (a
+    /// `.env` where an agent loads it).
+    #[serde(default)]
+    pub names: Vec<String>,
 }
 
 /// [`absent_protected`], with the links on the way to each.
@@ -42,6 +46,10 @@ pub(crate) fn watch(host: &Host<'_>, rules: &Rules) -> Watched {
         links,
         head: git_head(root),
         walk: agentctx_sandbox::Walk::default(),
+        names: crate::protect::protected_names(host)
+            .iter()
+            .map(|n| (*n).to_owned())
+            .collect(),
     }
 }
 
@@ -76,9 +84,20 @@ fn absent_protected(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
         // config of its own) is git's for every later `git` outside.
         vec![git]
     };
-    crate::protect::PROTECTED_NAMES
+    let start = host.anchor.map(|a| a.start_dir.clone());
+    crate::protect::protected_names(host)
         .iter()
         .map(|n| root.join(n))
+        // Copilot CLI's hooks and settings in the root and the session's
+        // folder (made empty and read-only before a command runs; here for
+        // a sandbox that could not make them).
+        .chain(
+            crate::protect::COPILOT_FOLDERS.iter().flat_map(|f| {
+                std::iter::once(root.join(f)).chain(start.as_ref().map(|s| s.join(f)))
+            }),
+        )
+        // What an agent started in the project loads from above it.
+        .chain(crate::protect::loaded_above_root(host, rules))
         .chain(
             host.config
                 .project_agent_rules
@@ -192,11 +211,35 @@ pub(crate) fn sweep_pending(sandbox: &Path, root: &Path) -> Vec<String> {
 /// CLI the nearest `.agentctx.yaml`) or a `.git` below the root made
 /// anywhere in the project.
 pub(crate) fn made_by(watched: &Watched) -> Vec<PathBuf> {
-    let names: Vec<String> = crate::protect::PROTECTED_NAMES
+    let mut names: Vec<String> = if watched.names.is_empty() {
+        crate::protect::PROTECTED_NAMES
+            .iter()
+            .map(|n| (*n).to_owned())
+            .collect()
+    } else {
+        watched.names.clone()
+    };
+    // Copilot CLI's `.github/hooks` and `.github/copilot` of whichever
+    // folder a later session starts in: looked for by their last name,
+    // kept only below a `.github`.
+    let copilot: Vec<String> = crate::protect::COPILOT_FOLDERS
         .iter()
-        .map(|n| (*n).to_owned())
+        .filter_map(|f| f.rsplit('/').next())
+        .map(str::to_owned)
         .collect();
+    names.extend(copilot.iter().cloned());
     let mut made = watched.walk.new_entries_named(&names);
+    made.retain(|p| {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let under_github = p
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n.eq_ignore_ascii_case(".github"));
+        !copilot.contains(&name) || under_github
+    });
     made.retain(|p| !watched.absent.contains(p));
     made.extend(watched.absent.iter().cloned());
     made

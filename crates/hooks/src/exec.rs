@@ -242,6 +242,28 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
     {
         let _ = std::fs::create_dir(anchor.root.join(own));
     }
+    // Copilot CLI runs the hooks of `.github/hooks/` in the folder a
+    // session starts in, and reads its settings from `.github/copilot/`,
+    // whether agentctx is installed for it or not: both exist, empty
+    // (invisible to git), in the root and the session's folder, so the
+    // kernel keeps them read-only; a command cannot make the next Copilot
+    // session run its hook.
+    if anchor.config.project_agent_rules.protect_config {
+        let start = anchor
+            .start_dir
+            .starts_with(&anchor.root)
+            .then_some(&anchor.start_dir);
+        for dir in std::iter::once(&anchor.root).chain(start) {
+            for folder in crate::protect::COPILOT_FOLDERS {
+                let path = dir.join(folder);
+                if std::fs::symlink_metadata(&path).is_err()
+                    && std::fs::symlink_metadata(dir.join(".github")).map_or(true, |m| m.is_dir())
+                {
+                    let _ = std::fs::create_dir_all(&path);
+                }
+            }
+        }
+    }
     // The protected names a command could create (nothing can be bound
     // where nothing is): looked for again when it has ended, and kept
     // until then for a command that never gets there.

@@ -35,6 +35,67 @@ pub(crate) const PROTECTED_NAMES: [&str; 9] = [
     ".mcp.json",
 ];
 
+/// The folders below `.github` whose files Copilot CLI loads from the
+/// folder a session starts in (1.0.102, measured): repository hooks, which
+/// it runs, and its settings.
+pub(crate) const COPILOT_FOLDERS: [&str; 2] = [".github/hooks", ".github/copilot"];
+
+/// The environment file Gemini CLI and Qwen Code load into their own
+/// environment from the folder a session starts in, or the nearest folder
+/// above it that has one (up to `/`), and that their hook commands
+/// inherit: a `BASH_ENV` in it runs code before agentctx's hook, an
+/// `XDG_CONFIG_HOME` points it at another config.
+pub(crate) const LOADED_ENV_FILE: &str = ".env";
+
+/// Whether an agent that loads a project's `.env` into its hooks'
+/// environment (Gemini CLI, Qwen Code) is used on this machine: its user
+/// folder exists or its program is on `PATH`. Then `.env` is protected
+/// wherever the agent would load it.
+pub(crate) fn env_files_loaded(host: &Host<'_>) -> bool {
+    let folders = host
+        .home()
+        .is_some_and(|home| [".gemini", ".qwen"].iter().any(|d| home.join(d).is_dir()));
+    let programs = host.env.get("PATH").is_some_and(|path| {
+        std::env::split_paths(path).any(|dir| {
+            ["gemini", "qwen"]
+                .iter()
+                .any(|p| dir.is_absolute() && dir.join(p).is_file())
+        })
+    });
+    folders || programs
+}
+
+/// The names protected wherever they are in the project: [`PROTECTED_NAMES`],
+/// and `.env` where an agent on this machine loads it.
+pub(crate) fn protected_names(host: &Host<'_>) -> Vec<&'static str> {
+    let mut names = PROTECTED_NAMES.to_vec();
+    if env_files_loaded(host) {
+        names.push(LOADED_ENV_FILE);
+    }
+    names
+}
+
+/// The folders above the project's root (up to `/`) whose agent files an
+/// agent started in the project loads: Claude Code's `.mcp.json` (from the
+/// session's folder up to `/`, measured with 2.1.330), and where an agent
+/// that loads it is used, `.env` with Gemini CLI's and Qwen Code's
+/// folders that hold one. `(folder, name)` pairs, whether they exist or not.
+pub(crate) fn loaded_above_root(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
+    let env = env_files_loaded(host);
+    rules
+        .root()
+        .ancestors()
+        .skip(1)
+        .flat_map(|dir| {
+            let mut names = vec![".mcp.json"];
+            if env {
+                names.extend([LOADED_ENV_FILE, ".gemini", ".qwen"]);
+            }
+            names.into_iter().map(move |n| dir.join(n))
+        })
+        .collect()
+}
+
 /// The protected paths outside the project's names, absolute.
 pub(crate) fn protected_paths(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
     let root = rules.root();
@@ -53,11 +114,17 @@ pub(crate) fn protected_paths(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
         paths.push(codex.join("config.toml"));
         paths.push(codex.join("hooks.json"));
     }
-    // Copilot CLI's repository hooks, read from the session's folder.
-    paths.push(root.join(".github/hooks"));
-    if let Some(anchor) = host.anchor {
-        paths.push(anchor.start_dir.join(".github/hooks"));
+    // Copilot CLI's repository hooks and settings, read from the session's
+    // folder.
+    for folder in COPILOT_FOLDERS {
+        paths.push(root.join(folder));
+        if let Some(anchor) = host.anchor {
+            paths.push(anchor.start_dir.join(folder));
+        }
     }
+    // What an agent started in the project loads from the folders above
+    // it (in a writable folder such as /tmp, a command could make them).
+    paths.extend(loaded_above_root(host, rules));
     // The other agents' user settings (hooks, MCP servers) and opencode's
     // user plugins.
     if let Some(home) = host.home() {
@@ -69,8 +136,15 @@ pub(crate) fn protected_paths(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
             ".qwen/extensions",
             ".copilot/settings.json",
             ".copilot/mcp-config.json",
+            // Copilot CLI's user hooks.
+            ".copilot/hooks",
         ] {
             paths.push(home.join(file));
+        }
+        if env_files_loaded(host) {
+            for file in [LOADED_ENV_FILE, ".gemini/.env", ".qwen/.env"] {
+                paths.push(home.join(file));
+            }
         }
     }
     if let Some(config) = host.env.xdg_dir("XDG_CONFIG_HOME", ".config") {
@@ -95,7 +169,10 @@ pub(crate) fn protected_paths(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
 /// The protection the sandbox is given.
 pub(crate) fn protection(host: &Host<'_>, rules: &Rules) -> agentctx_sandbox::Protection {
     agentctx_sandbox::Protection {
-        names: PROTECTED_NAMES.iter().map(|n| (*n).to_owned()).collect(),
+        names: protected_names(host)
+            .iter()
+            .map(|n| (*n).to_owned())
+            .collect(),
         paths: protected_paths(host, rules),
         ..agentctx_sandbox::Protection::default()
     }
@@ -145,16 +222,17 @@ pub(crate) fn why_protected(
             .collect();
         if names
             .windows(2)
-            .any(|pair| pair[0] == ".github" && pair[1] == "hooks")
+            .any(|pair| pair[0] == ".github" && matches!(pair[1].as_str(), "hooks" | "copilot"))
         {
             return Some(format!(
-                "it is Copilot CLI's repository hooks ({}); the agent may not change its own rules or hooks (project_agent_rules.protect_config)",
+                "it is Copilot CLI's repository hooks or settings ({}); the agent may not change its own rules or hooks (project_agent_rules.protect_config)",
                 target.display()
             ));
         }
+        let names_here = protected_names(host);
         let hit = relative.components().find_map(|c| {
             let name = c.as_os_str().to_string_lossy();
-            PROTECTED_NAMES
+            names_here
                 .iter()
                 .find(|p| p.eq_ignore_ascii_case(&name))
                 .copied()
@@ -168,7 +246,7 @@ pub(crate) fn why_protected(
         }
         // A folder of the project that holds the root's protected entries
         // (the root itself, `.github` for `.github/AGENTS.md`).
-        for name in PROTECTED_NAMES.iter().filter(|_| destructive) {
+        for name in names_here.iter().filter(|_| destructive) {
             if std::fs::symlink_metadata(root.join(name)).is_ok()
                 && root.join(name).starts_with(&target)
             {
@@ -219,6 +297,9 @@ fn describe_name(name: &str) -> &'static str {
         ".qwen" => "Qwen Code's project settings and hooks",
         ".opencode" => "opencode's project plugins and settings",
         ".mcp.json" => "the project's MCP servers",
+        ".env" => {
+            "an environment file Gemini CLI and Qwen Code load into their hooks' environment (a BASH_ENV there runs before agentctx)"
+        }
         "opencode.json" | "opencode.jsonc" => "opencode's config (plugins, MCP servers)",
         _ => "Codex's project settings and hooks",
     }

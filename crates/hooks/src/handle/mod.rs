@@ -2,6 +2,7 @@
 
 mod file_links;
 mod pre_tool;
+mod steering;
 mod session;
 
 use std::path::{Path, PathBuf};
