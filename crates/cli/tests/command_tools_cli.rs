@@ -50,7 +50,7 @@ fn bubblewrap() {
         ["/usr/bin/bwrap", "/bin/bwrap"]
             .iter()
             .any(|p| std::path::Path::new(p).exists()),
-        "these tests need bubblewrap (.ci/run installs it)"
+        "these tests need bubblewrap (scripts/test installs it)"
     );
 }
 

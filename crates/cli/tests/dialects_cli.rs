@@ -39,7 +39,7 @@ fn bubblewrap() -> bool {
 fn copilot_gets_the_wrapped_command_without_an_approval() {
     assert!(
         bubblewrap(),
-        "these tests need bubblewrap (.ci/run installs it)"
+        "these tests need bubblewrap (scripts/test installs it)"
     );
     let t = project();
     let answer = shell(&t, "copilot", "Bash", "c1");
@@ -58,7 +58,7 @@ fn copilot_gets_the_wrapped_command_without_an_approval() {
 fn opencode_bash_rules_keep_the_command_as_written() {
     assert!(
         bubblewrap(),
-        "these tests need bubblewrap (.ci/run installs it)"
+        "these tests need bubblewrap (scripts/test installs it)"
     );
     let t = project();
     assert!(shell(&t, "opencode", "bash", "o1").contains("exec --session"));
@@ -93,7 +93,7 @@ fn qwen_shell(t: &TestEnv, session: &str, command: &str) -> String {
 fn qwen_commands_whose_words_cannot_show_their_files_are_denied_under_rules() {
     assert!(
         bubblewrap(),
-        "these tests need bubblewrap (.ci/run installs it)"
+        "these tests need bubblewrap (scripts/test installs it)"
     );
     let t = project();
     for command in [
