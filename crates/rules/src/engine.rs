@@ -21,6 +21,12 @@ use crate::tools::ToolList;
 #[derive(Debug)]
 pub struct Rules {
     root: PathBuf,
+    /// The project's main checkout: `root`, or, when `root` is one of the
+    /// worktrees Claude Code keeps in `<project>/.claude/worktrees/<name>`,
+    /// that project. Paths are judged relative to it.
+    main_checkout: PathBuf,
+    /// `root` relative to `main_checkout` (empty when they are one).
+    root_in_checkout: PathBuf,
     /// `source` as text, formatted once: decisions cite it by the thousand.
     source_label: Option<String>,
     source: RulesSource,
@@ -213,6 +219,7 @@ impl Rules {
                     (None, none()?, none()?, Some(bad))
                 }
             };
+        let main_checkout = main_checkout_of(root);
         let source_label = match &source {
             RulesSource::File { path, .. } => Some(path.display().to_string()),
             RulesSource::DefaultRules => Some("default_rules".to_owned()),
@@ -223,6 +230,11 @@ impl Rules {
         };
         let rules = Self {
             root: root.to_path_buf(),
+            main_checkout: main_checkout.clone(),
+            root_in_checkout: root
+                .strip_prefix(&main_checkout)
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
             source_label,
             allowed: doc.allowed_tools.as_deref().map(ToolList::new),
             denied: ToolList::new(&doc.denied_tools),
@@ -316,20 +328,34 @@ impl Rules {
         &self.root
     }
 
-    /// Whether an exclude pattern matches a root-relative path as it is
-    /// (no symlink followed): what a sandbox that walks the project masks.
+    /// The project's main checkout, which [`Rules::excluded`] and
+    /// [`Rules::not_included`] take paths relative to: the root, or, when
+    /// the root is one of the worktrees Claude Code keeps in
+    /// `<project>/.claude/worktrees/<name>` (`claude --worktree`), that
+    /// project. A worktree is a checkout of the same project: every path
+    /// in one is judged as the main checkout's path too (see
+    /// [`counterparts`]), so the rules hold alike in all of them.
+    pub fn main_checkout(&self) -> &Path {
+        &self.main_checkout
+    }
+
+    /// Whether an exclude pattern matches a path relative to
+    /// [`Rules::main_checkout`] as it is (no symlink followed), or its
+    /// counterpart in the main checkout when it lies in a worktree: what a
+    /// sandbox that walks the project masks.
     pub fn excluded(&self, relative: &Path) -> bool {
-        self.exclude
-            .first_match(relative, &mut Vec::new())
-            .is_some()
+        let mut scratch = Vec::new();
+        counterparts(relative).any(|path| self.exclude.first_match(path, &mut scratch).is_some())
     }
 
     /// Whether an include list exists and no include pattern matches a
-    /// root-relative path.
+    /// path relative to [`Rules::main_checkout`], nor its counterpart in
+    /// the main checkout when it lies in a worktree.
     pub fn not_included(&self, relative: &Path) -> bool {
-        self.include
-            .as_ref()
-            .is_some_and(|include| include.first_match(relative, &mut Vec::new()).is_none())
+        self.include.as_ref().is_some_and(|include| {
+            let mut scratch = Vec::new();
+            counterparts(relative).all(|path| include.first_match(path, &mut scratch).is_none())
+        })
     }
 
     /// Whether an include list exists.
@@ -567,7 +593,13 @@ impl FileChecker<'_> {
             );
         }
         if is_clean_relative(path) {
-            return self.check_inside(path, &item, &decide);
+            // Relative to the root, which may be a worktree of the main
+            // checkout the patterns are matched from.
+            if rules.root_in_checkout.as_os_str().is_empty() {
+                return self.check_inside(path, &item, &decide);
+            }
+            let relative = rules.root_in_checkout.join(path);
+            return self.check_inside(&relative, &item, &decide);
         }
         // `..`, `.`, an absolute path: judged as written (normalized) and
         // where the kernel would go (symlinks resolved component by
@@ -575,7 +607,7 @@ impl FileChecker<'_> {
         // both must allow.
         let raw = rules.root.join(path);
         let lexical = normalize_lexically(&raw);
-        let written = match lexical.strip_prefix(&rules.root) {
+        let written = match lexical.strip_prefix(&rules.main_checkout) {
             Ok(relative) => self.check_inside(relative, &item, &decide),
             Err(_) => outside_root(rules, &item, None, &decide),
         };
@@ -585,7 +617,7 @@ impl FileChecker<'_> {
         match crate::paths::physical_path(&raw) {
             OnDisk::Unresolvable => unresolvable(&item, &decide),
             OnDisk::Resolved(real) if real != lexical => {
-                let physical = match real.strip_prefix(&rules.root) {
+                let physical = match real.strip_prefix(&rules.main_checkout) {
                     Ok(relative) => {
                         let (allowed, rule, entry) =
                             match_patterns(rules, relative, &mut self.scratch);
@@ -608,8 +640,8 @@ impl FileChecker<'_> {
         }
     }
 
-    /// A path relative to the root: the patterns on the path as written,
-    /// then on where its symlinks lead.
+    /// A path relative to the main checkout: the patterns on the path as
+    /// written, then on where its symlinks lead.
     fn check_inside<F>(&mut self, relative: &Path, item: &str, decide: &F) -> RuleDecision
     where
         F: Fn(bool, DecisionRule, Option<&Entry>, Option<&Path>, String) -> RuleDecision,
@@ -626,7 +658,7 @@ impl FileChecker<'_> {
                 deny_message(item, rule, entry, None, rules),
             );
         }
-        match self.links.scan(&rules.root, relative) {
+        match self.links.scan(&rules.main_checkout, relative) {
             OnDisk::Plain => {
                 let (_, rule, entry) = written;
                 decide(
@@ -639,7 +671,7 @@ impl FileChecker<'_> {
             }
             OnDisk::Unresolvable => unresolvable(item, decide),
             OnDisk::Resolved(real) => {
-                let Ok(real_relative) = real.strip_prefix(&rules.root) else {
+                let Ok(real_relative) = real.strip_prefix(&rules.main_checkout) else {
                     return outside_root(rules, item, Some(&real), decide);
                 };
                 let (allowed, rule, entry) =
@@ -753,21 +785,75 @@ fn is_clean_relative(path: &Path) -> bool {
             .all(|segment| !segment.is_empty() && segment != "." && segment != "..")
 }
 
-/// The verdict of the patterns alone on a root-relative path.
+/// The verdict of the patterns alone on a path relative to the main
+/// checkout: denied when it or its main checkout's counterpart is
+/// excluded, included when either is.
 fn match_patterns<'r>(
     rules: &'r Rules,
     relative: &Path,
     scratch: &mut Vec<usize>,
 ) -> (bool, DecisionRule, Option<&'r Entry>) {
-    if let Some(entry) = rules.exclude.first_match(relative, scratch) {
-        return (false, DecisionRule::Exclude, Some(entry));
+    for path in counterparts(relative) {
+        if let Some(entry) = rules.exclude.first_match(path, scratch) {
+            return (false, DecisionRule::Exclude, Some(entry));
+        }
     }
     match &rules.include {
-        Some(include) => match include.first_match(relative, scratch) {
-            Some(entry) => (true, DecisionRule::Include, Some(entry)),
-            None => (false, DecisionRule::NotIncluded, None),
-        },
+        Some(include) => counterparts(relative)
+            .find_map(|path| include.first_match(path, scratch))
+            .map_or((false, DecisionRule::NotIncluded, None), |entry| {
+                (true, DecisionRule::Include, Some(entry))
+            }),
         None => (true, DecisionRule::NoRestriction, None),
+    }
+}
+
+/// Where Claude Code keeps a project's worktrees (`EnterWorktree`,
+/// `claude --worktree NAME`, a sub-agent's `isolation: "worktree"`): each a
+/// git checkout of the project in `<project>/.claude/worktrees/<name>`.
+const WORKTREES: [&str; 2] = [".claude", "worktrees"];
+
+/// `relative` (to a main checkout) and, when it lies inside one of the
+/// project's worktrees (`.claude/worktrees/<name>/<rest>`), the path
+/// `<rest>` it copies in the main checkout, and so on for a worktree's
+/// own worktrees: the rules judge each, so an anchored pattern
+/// (`/cfg/prod/`) holds in every checkout. Names compare without case, as
+/// a file system that folds case opens them.
+pub fn counterparts(relative: &Path) -> impl Iterator<Item = &Path> {
+    std::iter::successors(Some(relative), |path| {
+        let mut components = path.components();
+        let is = |c: Option<std::path::Component<'_>>, name: &str| {
+            c.is_some_and(|c| c.as_os_str().eq_ignore_ascii_case(name))
+        };
+        let in_worktrees = is(components.next(), WORKTREES[0])
+            && is(components.next(), WORKTREES[1])
+            && components
+                .next()
+                .is_some_and(|c| matches!(c, std::path::Component::Normal(_)));
+        let rest = components.as_path();
+        (in_worktrees && !rest.as_os_str().is_empty()).then_some(rest)
+    })
+}
+
+/// The main checkout of `root`: `root`, or the project whose
+/// `.claude/worktrees/<name>` it is when it is a linked checkout there (its
+/// `.git` is a file), and that project's when it is one again.
+fn main_checkout_of(root: &Path) -> PathBuf {
+    let mut checkout = root;
+    loop {
+        let names: Vec<&std::ffi::OsStr> = checkout
+            .components()
+            .rev()
+            .take(3)
+            .map(|c| c.as_os_str())
+            .collect();
+        let in_worktrees = matches!(names.as_slice(), [_, worktrees, claude]
+            if worktrees.eq_ignore_ascii_case(WORKTREES[1]) && claude.eq_ignore_ascii_case(WORKTREES[0]));
+        let linked = std::fs::symlink_metadata(checkout.join(".git")).is_ok_and(|m| m.is_file());
+        match checkout.ancestors().nth(3) {
+            Some(project) if in_worktrees && linked => checkout = project,
+            _ => return checkout.to_path_buf(),
+        }
     }
 }
 

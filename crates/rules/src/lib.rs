@@ -45,7 +45,7 @@ mod tools;
 mod yaml;
 
 pub use doc::{Entry, ParsedRuleFile, RuleDoc};
-pub use engine::{DefaultRulesError, FileChecker, Rules};
+pub use engine::{DefaultRulesError, FileChecker, Rules, counterparts};
 pub use error::RuleFileError;
 pub use lint::lint;
 pub use paths::{OnDisk, physical_path};
