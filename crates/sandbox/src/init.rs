@@ -24,6 +24,8 @@ use rustix::fs::StatVfsMountFlags;
 use rustix::mount::{MountFlags, mount, mount_bind, mount_bind_recursive, mount_remount};
 use rustix::thread::{CapabilitySet, CapabilitySets};
 
+use crate::layers::{self, Bind, Layer, Layers};
+
 /// Why the sandbox could not be entered; the command has not run.
 #[derive(Debug, thiserror::Error)]
 pub enum InitError {
@@ -79,6 +81,9 @@ pub struct InitPlan {
     pub pinned: Vec<PathBuf>,
     /// Bound read-only onto themselves (with what is mounted below them).
     pub read_only: Vec<PathBuf>,
+    /// Folders inside a read-only path bound writable again (a cache in a
+    /// read-only home), after it and before what is read-only inside them.
+    pub writable_again: Vec<PathBuf>,
     /// Covered by an empty folder nobody may open.
     pub hidden_dirs: Vec<PathBuf>,
     /// Covered by `denied`.
@@ -114,6 +119,9 @@ impl InitPlan {
         }
         for path in &self.read_only {
             flag("--ro", path);
+        }
+        for path in &self.writable_again {
+            flag("--rw-again", path);
         }
         for path in &self.hidden_dirs {
             flag("--hide-dir", path);
@@ -162,6 +170,7 @@ impl InitPlan {
                 Some("--rw") => plan.writable.push(value),
                 Some("--pin") => plan.pinned.push(value),
                 Some("--ro") => plan.read_only.push(value),
+                Some("--rw-again") => plan.writable_again.push(value),
                 Some("--hide-dir") => plan.hidden_dirs.push(value),
                 Some("--hide-file") => plan.hidden_files.push(value),
                 Some("--denied") => denied = Some(value),
@@ -239,7 +248,8 @@ fn reap_until(main: u32) -> i32 {
     }
 }
 
-/// The plan's `/dev`, writable folders, pins, read-only binds and masks.
+/// The plan's `/dev`, writable folders, pins, read-only binds, folders
+/// writable again and masks.
 fn make_masks(plan: &InitPlan) -> Result<(), InitError> {
     if plan.fresh_dev {
         fresh_dev()?;
@@ -250,18 +260,27 @@ fn make_masks(plan: &InitPlan) -> Result<(), InitError> {
         }
         read_only_but(&plan.writable)?;
     }
-    for path in &plan.pinned {
-        mount_bind_recursive(path, path).map_err(mount_error("pin", path))?;
-    }
-    for path in &plan.read_only {
-        // With what is mounted below (a container's `/etc/resolv.conf`).
-        mount_bind_recursive(path, path).map_err(mount_error("bind", path))?;
-        remount_read_only(path)?;
+    // Parents first, each on the layer around it: a bind inside a
+    // read-only mount is read-only, so a folder writable again is
+    // remounted without it (the kernel keeps a bind's flags from the mount
+    // it is taken from).
+    for (path, bind) in layers::in_mount_order(&plan.pinned, &plan.read_only, &plan.writable_again)
+    {
+        match bind {
+            Bind::Pin => mount_bind_recursive(path, path).map_err(mount_error("pin", path))?,
+            // With what is mounted below (a container's `/etc/resolv.conf`).
+            Bind::ReadOnly => {
+                mount_bind_recursive(path, path).map_err(mount_error("bind", path))?;
+                remount(path, Access::ReadOnly)?;
+            }
+            Bind::WritableAgain => {
+                mount_bind_recursive(path, path).map_err(mount_error("bind", path))?;
+                remount(path, Access::Writable)?;
+            }
+        }
     }
     if !plan.read_only.is_empty() {
-        for below in mounts_below(&plan.read_only)? {
-            remount_read_only(&below)?;
-        }
+        below_read_only(plan)?;
     }
     // Masks after the read-only binds: an excluded path inside a protected
     // folder stays unreadable.
@@ -277,7 +296,31 @@ fn make_masks(plan: &InitPlan) -> Result<(), InitError> {
     }
     for file in &plan.hidden_files {
         mount_bind(&plan.denied, file).map_err(mount_error("mask", file))?;
-        remount_read_only(file)?;
+        remount(file, Access::ReadOnly)?;
+    }
+    Ok(())
+}
+
+/// Every mount below a read-only path read-only too (one the system had
+/// there, copied with it), unless a folder writable again lies between:
+/// what is mounted below that keeps its own flags. The plan's own mounts
+/// are as they were made.
+fn below_read_only(plan: &InitPlan) -> Result<(), InitError> {
+    let mut layers = Layers::default();
+    layers.add(&plan.writable, Layer::Writable);
+    layers.add(&plan.read_only, Layer::ReadOnly);
+    layers.add(&plan.writable_again, Layer::WritableAgain);
+    let pinned: std::collections::HashSet<&Path> =
+        plan.pinned.iter().map(PathBuf::as_path).collect();
+    let own = |point: &Path| layers.at(point).is_some() || pinned.contains(point);
+    let points = mount_points(|point| {
+        !own(point)
+            && layers
+                .around(point)
+                .is_some_and(|(_, layer)| layer == Layer::ReadOnly)
+    })?;
+    for point in &points {
+        remount(point, Access::ReadOnly)?;
     }
     Ok(())
 }
@@ -358,11 +401,22 @@ fn mount_error(what: &'static str, path: &Path) -> impl FnOnce(rustix::io::Errno
     }
 }
 
-/// Remounts the bind at `path` read-only, keeping the flags it has (in a
-/// user namespace the kernel refuses to clear `nosuid`, `nodev`...).
-fn remount_read_only(path: &Path) -> Result<(), InitError> {
+/// What a remount makes of a bind.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    ReadOnly,
+    Writable,
+}
+
+/// Remounts the bind at `path` read-only or writable, keeping the other
+/// flags it has (in a user namespace the kernel refuses to clear `nosuid`,
+/// `nodev`...).
+fn remount(path: &Path, access: Access) -> Result<(), InitError> {
     let now = rustix::fs::statvfs(path).map_err(mount_error("inspect", path))?;
-    let mut flags = MountFlags::BIND | MountFlags::RDONLY;
+    let mut flags = MountFlags::BIND;
+    if access == Access::ReadOnly {
+        flags |= MountFlags::RDONLY;
+    }
     for (has, keep) in [
         (StatVfsMountFlags::NOSUID, MountFlags::NOSUID),
         (StatVfsMountFlags::NODEV, MountFlags::NODEV),
@@ -375,7 +429,11 @@ fn remount_read_only(path: &Path) -> Result<(), InitError> {
             flags |= keep;
         }
     }
-    mount_remount(path, flags, "").map_err(mount_error("make read-only", path))
+    let what = match access {
+        Access::ReadOnly => "make read-only",
+        Access::Writable => "make writable again",
+    };
+    mount_remount(path, flags, "").map_err(mount_error(what, path))
 }
 
 /// Every mount read-only but the writable folders (and what is mounted
@@ -390,19 +448,13 @@ fn read_only_but(writable: &[PathBuf]) -> Result<(), InitError> {
             && !writable.iter().any(|w| point.starts_with(w))
     })?;
     for point in &points {
-        match remount_read_only(point) {
+        match remount(point, Access::ReadOnly) {
             Ok(()) => {}
             Err(_) if point.starts_with("/sys") => {}
             Err(error) => return Err(error),
         }
     }
     Ok(())
-}
-
-/// The mount points strictly below any of `tops`, from one reading of the
-/// mount table.
-fn mounts_below(tops: &[PathBuf]) -> Result<Vec<PathBuf>, InitError> {
-    mount_points(|point| tops.iter().any(|t| point != t && point.starts_with(t)))
 }
 
 /// The mount points `keep` accepts, sorted, each once: a mount table that
@@ -487,6 +539,7 @@ mod tests {
             writable: vec!["/p".into(), "/tmp".into()],
             pinned: vec!["/p/.git".into()],
             read_only: vec!["/a b".into(), "/c".into()],
+            writable_again: vec!["/c/d".into()],
             hidden_dirs: vec!["/p/secrets".into()],
             hidden_files: vec!["/p/k.pem".into()],
             denied: "/s/denied".into(),

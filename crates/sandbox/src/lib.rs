@@ -40,6 +40,7 @@
 #![deny(missing_docs)]
 
 mod init;
+mod layers;
 mod scan;
 
 use std::path::{Path, PathBuf};
@@ -404,6 +405,7 @@ impl Bwrap {
                 writable: writable.clone(),
                 pinned: plan.mounts.pinned.clone(),
                 read_only,
+                writable_again: plan.mounts.writable_again.clone(),
                 hidden_dirs: plan.mounts.hidden_dirs.clone(),
                 hidden_files: plan.mounts.hidden_files.clone(),
                 denied,
@@ -425,13 +427,19 @@ impl Bwrap {
         for path in writable {
             command.arg("--bind").arg(path).arg(path);
         }
-        // Folders that hold masks and protected paths: mount points, which
-        // no command can rename away.
-        for path in &plan.mounts.pinned {
-            command.arg("--bind").arg(path).arg(path);
-        }
-        for path in &read_only {
-            command.arg("--ro-bind").arg(path).arg(path);
+        // Parents first: folders that hold masks and protected paths (mount
+        // points, which no command can rename away), protected paths, and
+        // folders writable again inside them. bubblewrap binds from the
+        // tree as it is outside, so a folder writable there is writable
+        // again here.
+        for (path, bind) in
+            layers::in_mount_order(&plan.mounts.pinned, &read_only, &plan.mounts.writable_again)
+        {
+            let flag = match bind {
+                layers::Bind::Pin | layers::Bind::WritableAgain => "--bind",
+                layers::Bind::ReadOnly => "--ro-bind",
+            };
+            command.arg(flag).arg(path).arg(path);
         }
         // Masks after the read-only binds: an excluded path inside a
         // protected folder stays unreadable.

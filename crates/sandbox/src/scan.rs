@@ -13,6 +13,7 @@ use agentctx_rules::Rules;
 use serde::{Deserialize, Serialize};
 
 use crate::SandboxError;
+use crate::layers::{Layer, Layers};
 
 /// What is protected from writes: names at any depth of the project
 /// (`.claude`, `.codex`, `.agentctx.yaml`) and exact paths anywhere (the
@@ -31,7 +32,9 @@ pub struct Protection {
     /// Absolute folders a command may write (when they exist): with any,
     /// everything else is read-only, so nothing a command leaves behind
     /// runs later outside the sandbox; none: everything but the protected
-    /// paths is writable.
+    /// paths is writable. One inside a protected path is writable again
+    /// there (a cache in a read-only home), its own protected paths
+    /// read-only again.
     pub writable: Vec<PathBuf>,
 }
 
@@ -50,6 +53,11 @@ pub struct Mounts {
     /// another.
     #[serde(default)]
     pub writable: Vec<PathBuf>,
+    /// Writable folders inside a read-only path (itself in a writable
+    /// folder), made writable again after it: a cache in a home that lies
+    /// in `/tmp`, a worktree in the project's `.claude/`. Real paths.
+    #[serde(default)]
+    pub writable_again: Vec<PathBuf>,
     /// Protected paths outside every writable folder: read-only with the
     /// rest of the file system, without a mount of their own (what
     /// `Plan::enforced_here` checks besides `read_only`).
@@ -79,6 +87,7 @@ impl Mounts {
             + self.hidden_files.len()
             + self.read_only.len()
             + self.writable.len()
+            + self.writable_again.len()
             + self.pinned.len()
     }
 
@@ -142,8 +151,8 @@ pub(crate) fn mounts(
     };
     // Looked at again every time: a protected file outside the project may
     // appear without any folder of the project changing.
-    beyond_the_walk(rules.root(), protection, &mut mounts);
-    mounts.writable = writable_folders(&protection.writable);
+    beyond_the_walk(rules.main_checkout(), protection, &mut mounts);
+    let layers = nest(&protection.writable, &mut mounts);
     if !mounts.writable.is_empty() {
         let writable = mounts.writable.clone();
         let inside = |path: &Path| writable.iter().any(|w| path.starts_with(w));
@@ -152,7 +161,7 @@ pub(crate) fn mounts(
         mounts.read_only = keep;
         mounts.read_only_outside = outside;
     }
-    mounts.pinned = pinned_folders(&mounts);
+    mounts.pinned = pinned_folders(&mounts, &layers);
     if mounts.len() > MAX_MOUNTS {
         return Err(SandboxError::TooManyMounts {
             root: rules.root().to_path_buf(),
@@ -220,27 +229,26 @@ impl Walk {
 }
 
 /// The protected and hidden paths the walk does not find (outside the
-/// project, or in a folder it does not enter such as `.git`), when they
-/// exist and are not already covered.
-fn beyond_the_walk(root: &Path, protection: &Protection, mounts: &mut Mounts) {
-    let covered = |mounts: &Mounts, path: &Path| {
-        mounts
-            .hidden_dirs
-            .iter()
-            .chain(&mounts.read_only)
-            .any(|m| path.starts_with(m))
+/// walked checkout `start`, or in a folder it does not enter such as
+/// `.git`), when they exist and are not already masked.
+fn beyond_the_walk(start: &Path, protection: &Protection, mounts: &mut Mounts) {
+    let masked = |mounts: &Mounts, path: &Path| {
+        mounts.hidden_dirs.iter().any(|m| path.starts_with(m))
             || mounts.hidden_files.iter().any(|m| m == path)
     };
     for path in &protection.paths {
-        let walked = path.starts_with(root) && !path.components().any(|c| c.as_os_str() == ".git");
-        if !walked && std::fs::symlink_metadata(path).is_ok() && !covered(mounts, path) {
+        let walked = path != start
+            && path.starts_with(start)
+            && !path.components().any(|c| c.as_os_str() == ".git");
+        if !walked && std::fs::symlink_metadata(path).is_ok() && !masked(mounts, path) {
             mounts.read_only.push(path.clone());
         }
     }
+    // A socket in a read-only folder still answers: only a mask covers it.
     for path in &protection.hidden {
         match std::fs::symlink_metadata(path) {
             Ok(meta) if meta.is_dir() => mounts.hidden_dirs.push(path.clone()),
-            Ok(meta) if !meta.is_symlink() && !covered(mounts, path) => {
+            Ok(meta) if !meta.is_symlink() && !masked(mounts, path) => {
                 mounts.hidden_files.push(path.clone());
             }
             _ => {}
@@ -248,24 +256,65 @@ fn beyond_the_walk(root: &Path, protection: &Protection, mounts: &mut Mounts) {
     }
     mounts.read_only.sort();
     mounts.read_only.dedup();
-    // A path inside another read-only one needs no mount of its own.
-    let all = mounts.read_only.clone();
-    mounts.read_only.retain(|path| {
-        !all.iter()
-            .any(|other| other != path && path.starts_with(other))
+}
+
+/// The writable folders (`wanted`, as real paths that exist) as they nest
+/// with the read-only paths and masks: the outermost ones are
+/// `mounts.writable`; one inside a read-only path is writable again
+/// (`mounts.writable_again`), unless a mask or the same path read-only
+/// holds there; one inside a writable folder needs nothing. A read-only
+/// path inside another with no writable folder between needs no mount of
+/// its own. Returns the layers, to find what holds around a path.
+fn nest(wanted: &[PathBuf], mounts: &mut Mounts) -> Layers {
+    let mut folders: Vec<PathBuf> = wanted
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    folders.dedup();
+    let mut layers = Layers::default();
+    layers.add(&mounts.hidden_dirs, Layer::Hidden);
+    layers.add(&mounts.read_only, Layer::ReadOnly);
+    let (outer, nested): (Vec<PathBuf>, Vec<PathBuf>) = folders.iter().cloned().partition(|f| {
+        !folders
+            .iter()
+            .any(|other| other != f && f.starts_with(other))
     });
+    // A writable folder that is itself protected or masked stays so.
+    mounts.writable = outer
+        .into_iter()
+        .filter(|f| layers.at(f).is_none())
+        .collect();
+    layers.add(&mounts.writable, Layer::Writable);
+    let mut nested = nested;
+    nested.sort_by_key(|f| f.components().count());
+    mounts.writable_again.clear();
+    for folder in nested {
+        let again = layers.at(&folder).is_none()
+            && layers
+                .around(&folder)
+                .is_some_and(|(_, layer)| layer == Layer::ReadOnly);
+        if again {
+            layers.add(std::slice::from_ref(&folder), Layer::WritableAgain);
+            mounts.writable_again.push(folder);
+        }
+    }
+    mounts.writable_again.sort();
+    mounts.read_only.retain(|path| {
+        !layers
+            .around(path)
+            .is_some_and(|(_, layer)| matches!(layer, Layer::ReadOnly | Layer::Hidden))
+    });
+    layers
 }
 
 /// Every folder strictly between a masked or read-only path and the
-/// mount it lives in (a writable root, or `/` when everything is
-/// writable), parents first; none inside a masked folder.
-fn pinned_folders(mounts: &Mounts) -> Vec<PathBuf> {
-    let stops: Vec<&Path> = if mounts.writable.is_empty() {
-        vec![Path::new("/")]
-    } else {
-        mounts.writable.iter().map(PathBuf::as_path).collect()
-    };
-    let masked = |dir: &Path| mounts.hidden_dirs.iter().any(|m| dir.starts_with(m));
+/// writable folder around it (or `/` when everything is writable),
+/// parents first; none where a read-only path or a mask is around it
+/// (nothing renames there).
+fn pinned_folders(mounts: &Mounts, layers: &Layers) -> Vec<PathBuf> {
+    let everything_writable = mounts.writable.is_empty();
     let mut pinned: HashSet<PathBuf> = HashSet::new();
     for path in mounts
         .hidden_dirs
@@ -273,18 +322,16 @@ fn pinned_folders(mounts: &Mounts) -> Vec<PathBuf> {
         .chain(&mounts.hidden_files)
         .chain(&mounts.read_only)
     {
-        let Some(stop) = stops
-            .iter()
-            .filter(|s| path.starts_with(s))
-            .max_by_key(|s| s.as_os_str().len())
-        else {
-            continue;
+        let stop = match layers.around(path) {
+            Some((stop, layer)) if layer.writable() => stop,
+            None if everything_writable => Path::new("/"),
+            _ => continue,
         };
         for dir in path.ancestors().skip(1) {
-            if dir == *stop || !dir.starts_with(stop) {
+            if dir == stop || !dir.starts_with(stop) {
                 break;
             }
-            if !masked(dir) && !pinned.insert(dir.to_path_buf()) {
+            if !pinned.insert(dir.to_path_buf()) {
                 // Its own parents are in already.
                 break;
             }
@@ -293,24 +340,6 @@ fn pinned_folders(mounts: &Mounts) -> Vec<PathBuf> {
     let mut pinned: Vec<PathBuf> = pinned.into_iter().collect();
     pinned.sort_by_key(|p| (p.components().count(), p.clone()));
     pinned
-}
-
-/// The folders of `wanted` that exist, as real paths (a bind follows
-/// links), the outermost of nested ones, sorted.
-fn writable_folders(wanted: &[PathBuf]) -> Vec<PathBuf> {
-    let mut real: Vec<PathBuf> = wanted
-        .iter()
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .filter(|p| p.is_dir())
-        .collect();
-    real.sort();
-    real.dedup();
-    let all = real.clone();
-    real.retain(|path| {
-        !all.iter()
-            .any(|other| other != path && path.starts_with(other))
-    });
-    real
 }
 
 fn read_kept(cache: &Path, key: &str) -> Option<Kept> {
@@ -358,11 +387,13 @@ struct Walked {
     mounts: Mounts,
 }
 
-/// Walks the project (not following links; `.git`'s insides are git's
-/// objects, which rules do not name), then the home folder's excluded
-/// entries.
+/// Walks the project's main checkout, its worktrees with it (not
+/// following links; `.git`'s insides are git's objects, which rules do not
+/// name), then the home folder's excluded entries.
 fn walk(rules: &Rules, protection: &Protection) -> Result<Walked, SandboxError> {
-    let root = rules.root().to_path_buf();
+    // From the main checkout: with the session in one of its worktrees,
+    // the project's own excluded paths are masked too.
+    let root = rules.main_checkout().to_path_buf();
     let mut mounts = Mounts::default();
     let mut dirs = Vec::new();
     let protected_paths: HashSet<&Path> = protection.paths.iter().map(PathBuf::as_path).collect();
