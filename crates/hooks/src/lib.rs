@@ -82,7 +82,7 @@ pub use input::{ReadError, ReadLimits, Received, read_bounded};
 #[cfg(feature = "recall")]
 pub use recall::{O200kCounter, RecallError, memory_index, memory_index_in, session_memory_index};
 pub use shell::{
-    Access, NamedPath, Redirect, ShellCommand, ShellError, ShellScript, ShellWord, expand_pattern,
-    parse_shell,
+    Access, Assignment, NamedPath, Redirect, ShellCommand, ShellError, ShellScript, ShellWord,
+    Unverifiable, WordsChecked, expand_pattern, parse_shell,
 };
 pub use tools::{normalize_tool, patch_paths, tool_paths};

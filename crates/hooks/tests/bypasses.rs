@@ -477,3 +477,210 @@ fn ordinary_work_is_allowed_in_default_mode() {
         .is_none()
     );
 }
+
+// --- 10. Lines judged by their words (issue 35, class 6) ------------------------
+
+/// A shell call of Qwen Code 0.15.10 (recorded), run by a hook that knows
+/// its program: Qwen Code runs no command a hook changed, so its commands
+/// run as written and are judged by their words. `mode`: its approval mode.
+fn qwen(p: &Project, tool: &str, input: serde_json::Value, mode: &str) -> Option<String> {
+    assert!(
+        ["/usr/bin/bwrap", "/bin/bwrap"]
+            .iter()
+            .any(|b| std::path::Path::new(b).exists()),
+        "these tests need bubblewrap (.ci/run installs it)"
+    );
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/agents");
+    let text =
+        std::fs::read_to_string(dir.join("qwen-code-0.15.10/PreToolUse-run_shell_command.json"))
+            .unwrap()
+            .replace("{{CWD}}", p.root.to_str().unwrap())
+            .replace("{{REPO}}", p.root.to_str().unwrap())
+            .replace("{{HOME}}", p.home.to_str().unwrap());
+    let recorded: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut payload = recorded["stdin"].clone();
+    payload["tool_name"] = tool.into();
+    payload["tool_input"] = input;
+    payload["permission_mode"] = mode.into();
+    let env = p.env();
+    let mut host = agentctx_hooks::Host::new(&p.config, &env, Some(&p.root));
+    let program = p.home.join("bin/agentctx");
+    host.program = Some(&program);
+    let outcome =
+        agentctx_hooks::handle(payload.to_string().as_bytes(), Some(HookAgent::Qwen), &host);
+    outcome.reply.and_then(|r| {
+        r.hook_specific_output
+            .permission_decision_reason
+            .map(|reason| format!("{reason}\n{}", outcome.notes.join("\n")))
+    })
+}
+
+fn qwen_shell(p: &Project, command: &str) -> Option<String> {
+    qwen(p, "run_shell_command", json!({"command": command}), "yolo")
+}
+
+/// The issue's eight routes to an excluded file where a line is judged by
+/// its words: each denied, naming what decided it, in words-only mode
+/// (Qwen Code) and in strict mode without the sandbox; an ordinary line of
+/// the same program beside each runs.
+#[test]
+fn programs_that_open_files_by_other_routes_are_denied_where_words_are_all() {
+    let p = Project::new(RULES);
+    p.file("list", "secrets/key\0");
+    p.file("cfg", "url = \"file:///etc/hostname\"\n");
+    p.file("inc.c", "#include \"secrets/key\"\n");
+    let strict = Project::new(RULES).strict();
+    for (line, what, ordinary) in [
+        (
+            "git -c alias.x='!cat secrets/key' x",
+            "`git -c`",
+            "git status",
+        ),
+        (
+            "git -c core.fsmonitor='cat secrets/key >&2' status",
+            "`git -c`",
+            "git log --oneline -3",
+        ),
+        (
+            "socat FILE:secrets/key STDOUT",
+            "`socat`",
+            "cat README.md | grep x",
+        ),
+        (
+            "sqlite3 :memory: \"select readfile('secrets/key')\"",
+            "`sqlite3`",
+            "ls src",
+        ),
+        (
+            "sort --files0-from=list",
+            "`sort --files0-from=list`",
+            "sort README.md",
+        ),
+        ("tar -cf - -T list", "`tar -T`", "tar -cf out.tar src"),
+        (
+            "curl -K cfg https://example.com",
+            "`curl -K`",
+            "curl -s https://example.com",
+        ),
+        ("cpp inc.c", "`cpp`", "head -n 3 README.md"),
+    ] {
+        let reason = qwen_shell(&p, line).unwrap_or_else(|| panic!("{line} ran"));
+        assert!(reason.contains("checked on its words alone"), "{reason}");
+        assert!(reason.contains(what), "{what} in {reason}");
+        assert_eq!(qwen_shell(&p, ordinary), None, "{ordinary}");
+        denied_by(strict.claude("Bash", bash(line)), what);
+        assert_eq!(strict.claude("Bash", bash(ordinary)), None, "{ordinary}");
+    }
+}
+
+/// Qwen Code asks before commands in its default mode, but runs what it
+/// takes for read-only (`sort`, `wc`, `git`, `find`) without asking: its
+/// commands are judged by their words there too.
+#[test]
+fn qwen_s_asking_modes_judge_commands_by_their_words_too() {
+    let p = Project::new(RULES);
+    for mode in ["default", "auto-edit", "plan"] {
+        denied_by(
+            qwen(
+                &p,
+                "run_shell_command",
+                json!({"command": "wc --files0-from=list"}),
+                mode,
+            ),
+            "`wc --files0-from=list`",
+        );
+        assert_eq!(
+            qwen(
+                &p,
+                "run_shell_command",
+                json!({"command": "wc -l README.md"}),
+                mode
+            ),
+            None
+        );
+    }
+}
+
+/// Build tools run the project's code: denied with what the user can do,
+/// unless `project_agent_rules.unsandboxed_programs` names them.
+#[test]
+fn build_tools_run_as_written_only_when_the_config_names_them() {
+    let mut p = Project::new(RULES);
+    let reason = qwen_shell(&p, "cargo test").expect("denied");
+    assert!(
+        reason.contains("`cargo` runs the project's code"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("project_agent_rules.unsandboxed_programs"),
+        "{reason}"
+    );
+    p.config.project_agent_rules.unsandboxed_programs = vec!["cargo test".into(), "npm".into()];
+    let _ = std::fs::remove_dir_all(p.home.join(".local/state/agentctx/anchors"));
+    assert_eq!(qwen_shell(&p, "cargo test --all"), None);
+    assert_eq!(qwen_shell(&p, "npm run build"), None);
+    denied_by(
+        qwen_shell(&p, "cargo run"),
+        "`cargo` runs the project's code",
+    );
+    // Its named files are still judged.
+    denied_by(
+        qwen_shell(&p, "cargo test > secrets/out"),
+        "exclude pattern `secrets/`",
+    );
+}
+
+/// What the allowed programs run or read by themselves stays as it is:
+/// git's hooks and config (of any repository in the project), curl's and
+/// jq's config; and git does not run where the repository has hooks.
+#[test]
+fn where_commands_run_as_written_what_they_run_later_is_kept() {
+    let p = Project::new(RULES);
+    for (tool, input) in [
+        (
+            "write_file",
+            json!({"file_path": p.root.join(".git/hooks/pre-commit"), "content": "cat secrets/key"}),
+        ),
+        (
+            "write_file",
+            json!({"file_path": p.root.join("vendor/x/.git/config"), "content": "[core]\nfsmonitor = x"}),
+        ),
+        (
+            "write_file",
+            json!({"file_path": p.home.join(".curlrc"), "content": "-K x"}),
+        ),
+        (
+            "run_shell_command",
+            json!({"command": "echo 'cat secrets/key' > .git/hooks/pre-commit"}),
+        ),
+        (
+            "run_shell_command",
+            json!({"command": "mkdir -p sub/.git && echo x > sub/.git/config"}),
+        ),
+        (
+            "run_shell_command",
+            json!({"command": "echo 'def x: 1;' > ~/.jq"}),
+        ),
+    ] {
+        denied_by(qwen(&p, tool, input.clone(), "yolo"), "runs outside");
+    }
+    assert_eq!(
+        qwen(
+            &p,
+            "write_file",
+            json!({"file_path": p.root.join("src/new.rs"), "content": "x"}),
+            "yolo"
+        ),
+        None
+    );
+    assert_eq!(
+        qwen_shell(&p, "git add src/main.rs && git commit -m wip"),
+        None
+    );
+    // The user's hook runs whatever the project holds.
+    p.file(".git/hooks/pre-commit", "#!/bin/sh\n");
+    denied_by(
+        qwen_shell(&p, "git commit -m wip"),
+        "git runs the repository's hooks",
+    );
+}

@@ -39,6 +39,14 @@ pub struct ProjectAgentRulesConfig {
     /// home directory); the ones that do not exist are left out. The
     /// default is the package managers' download caches.
     pub sandbox_writable: Vec<String>,
+    /// Programs whose commands run as written where a command cannot run
+    /// in the sandbox (Qwen Code; strict mode with `sandbox: off`) under
+    /// rules that restrict files: there only programs whose files
+    /// agentctx knows from their words run, and build tools, which run
+    /// the project's code, are denied. An entry is a program (`cargo`)
+    /// or a program and its subcommand (`cargo test`, `git push`); what
+    /// it opens beyond the files its words name is then not checked.
+    pub unsandboxed_programs: Vec<String>,
 }
 
 /// When shell commands run in agentctx's sandbox.
@@ -107,6 +115,7 @@ impl Default for ProjectAgentRulesConfig {
                 .iter()
                 .map(|p| (*p).to_owned())
                 .collect(),
+            unsandboxed_programs: Vec::new(),
         }
     }
 }

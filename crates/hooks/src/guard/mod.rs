@@ -12,6 +12,7 @@
 
 mod hard_links;
 mod targets;
+mod words;
 
 use std::path::{Path, PathBuf};
 
@@ -64,17 +65,27 @@ pub struct Guard<'a> {
     pub native_tool: Option<&'a str>,
     /// See `native_tool`.
     pub aliases: &'a [String],
-    /// Why this shell command cannot run in the sandbox that `sandbox:
-    /// auto` would have put it in (the agent does not run a changed
-    /// command): under rules that restrict files, what its words cannot
-    /// show is denied, as strict mode denies it, since no kernel catches
-    /// it.
+    /// Why this session's shell commands cannot run in the sandbox that
+    /// `sandbox: auto` would have put them in (the agent does not run a
+    /// changed command): under rules that restrict files, a command must
+    /// be one whose files its words show (`ShellScript::check_words`),
+    /// since no kernel catches what they do not; and every tool is kept
+    /// from writing what those programs run or read by themselves.
     pub words_only: Option<&'a str>,
 }
 
 impl Guard<'_> {
     fn strict(&self) -> bool {
         self.rules.doc().strict || self.host.config.project_agent_rules.strict
+    }
+
+    /// Whether this session's commands run as written and are judged by
+    /// their words under rules that restrict files (words-only mode, strict
+    /// mode with `sandbox: off`).
+    fn words_session(&self) -> bool {
+        let unsandboxed_strict = self.strict()
+            && self.host.config.project_agent_rules.sandbox == agentctx_types::SandboxMode::Off;
+        self.rules.restricts_anything() && (self.words_only.is_some() || unsandboxed_strict)
     }
 
     /// Whether anything is restricted: a rule, or agentctx's own protection.
@@ -223,6 +234,13 @@ impl Guard<'_> {
                         (self.sandboxed || self.session_sandboxed)
                             .then(|| crate::escape::why_escape(self.host, self.rules, absolute))
                             .flatten()
+                    })
+                    .or_else(|| {
+                        // Where commands run as written, so does what the
+                        // allowed programs run or read by themselves.
+                        self.words_session()
+                            .then(|| words::why_write(self.host, self.rules, absolute))
+                            .flatten()
                     });
             if let Some(reason) = reason {
                 notes.push(format!("file {}: {reason}", target.path));
@@ -326,16 +344,28 @@ impl Guard<'_> {
                         &format!("`{word}` is only known when the shell runs it"),
                     ));
                 }
-                if shell_command.runs_code() {
-                    let program = shell_command.program().unwrap_or("a program");
-                    return Err(strict_reminder(
-                        command,
-                        &format!("`{program}` runs code whose files cannot be known"),
-                    ));
-                }
             }
         }
-        let named = script.named();
+        let mut named = script.named();
+        if verify {
+            // Every program must be one whose files its words show.
+            let unsandboxed = &self.host.config.project_agent_rules.unsandboxed_programs;
+            let checked = script
+                .check_words(unsandboxed)
+                .map_err(|found| strict_reminder(command, &unverifiable(&found)))?;
+            if checked.runs_git
+                && let Some(hook) = words::git_hooks(self.host, self.rules.root())
+            {
+                return Err(strict_reminder(
+                    command,
+                    &format!(
+                        "git runs the repository's hooks ({}), which can open any file; project_agent_rules.unsandboxed_programs can name `git` to run it as written",
+                        hook.display()
+                    ),
+                ));
+            }
+            named.extend(checked.extra);
+        }
         notes.push(format!(
             "shell command: {} paths named ({}{})",
             named.len(),
@@ -536,9 +566,20 @@ fn words_reminder(item: &str, reason: &str, why: &str) -> String {
     agentctx_types::system_reminder(
         agentctx_types::SystemReminderType::PermissionDecision,
         &format!(
-            "Denied: `{item}`.\nWhy: {why}, so the project's rules are checked on its words alone, and {reason}.\nUse a plain command or a file tool on paths the rules allow, or ask the user."
+            "Denied: `{item}`.\nWhy: this command cannot run in agentctx's sandbox ({why}), so the project's rules are checked on its words alone, and {reason}.\nUse a file tool, or commands of the programs whose files agentctx knows from their words ({}), on paths the rules allow; or ask the user.",
+            words::KNOWN_EXAMPLES
         ),
     )
+}
+
+/// Why a command's words cannot show its files, and what the user can do.
+fn unverifiable(found: &crate::Unverifiable) -> String {
+    match &found.program {
+        Some(program) => format!(
+            "{found}; the user can let `{program}` run as written by naming it in project_agent_rules.unsandboxed_programs"
+        ),
+        None => found.to_string(),
+    }
 }
 
 fn search_reminder(scope: &Path, denied: &Path, why: &str) -> String {

@@ -95,7 +95,10 @@ impl Call<'_> {
         // command would either skip that (allow) or be asked about every
         // time (the agent cannot tell which of them it would have allowed):
         // `sandbox: auto` leaves such sessions to the agent's prompts and
-        // the command-line checks; `on` and strict mode ask.
+        // the command-line checks; `on` and strict mode ask. An agent that
+        // runs no changed command gets the words-only check in every mode:
+        // its prompts skip what it takes for read-only (Qwen Code runs
+        // `sort`, `wc`, `find`, `git` without asking).
         let mode = self
             .input
             .other
@@ -104,7 +107,9 @@ impl Call<'_> {
         let asks = !self.dialect.never_asks(mode);
         let run = match run {
             crate::exec::ShellRun::Sandboxed(_)
-                if asks && crate::exec::sandbox_optional(self.host, &rules) =>
+                if asks
+                    && self.dialect.rewrites_input()
+                    && crate::exec::sandbox_optional(self.host, &rules) =>
             {
                 crate::exec::ShellRun::Plain(format!(
                     "{} asks before commands here (permission_mode {}); sandbox: auto leaves them to it",
@@ -205,7 +210,8 @@ impl Call<'_> {
             session_sandboxed,
             native_tool: self.native.tool.as_deref(),
             aliases: &aliases,
-            words_only: words_only.as_deref().filter(|_| shell),
+            // Every tool of such a session: what runs outside later is kept.
+            words_only: words_only.as_deref(),
         };
         match guard.decide(name, &input, &mut outcome.notes) {
             crate::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),

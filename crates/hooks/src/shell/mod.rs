@@ -12,6 +12,7 @@
 //! the program's business; where that matters the kernel decides
 //! (`agentctx exec`, docs/SECURITY.md).
 
+mod allow;
 mod programs;
 mod words;
 
@@ -19,11 +20,12 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use brush_parser::ast::{
-    Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, IoFileRedirectKind,
-    IoFileRedirectTarget, IoRedirect, SimpleCommand,
+    AssignmentName, AssignmentValue, Command, CommandPrefixOrSuffixItem, CompoundCommand,
+    CompoundList, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, SimpleCommand,
 };
 use brush_parser::{Parser, ParserOptions};
 
+pub use allow::{Unverifiable, WordsChecked};
 pub use words::ShellWord;
 
 /// A redirection target.
@@ -35,14 +37,27 @@ pub struct Redirect {
     pub write: bool,
 }
 
-/// One simple command: its words (the program first, braces expanded)
-/// and its redirections.
+/// A variable a command sets before its program (`NAME=VALUE cmd`), or,
+/// with no program, for the rest of the line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assignment {
+    /// The variable (an array element as `NAME[INDEX]`).
+    pub name: String,
+    /// Its value's words (an array's elements).
+    pub value: Vec<ShellWord>,
+}
+
+/// One simple command: its words (the program first, braces expanded),
+/// its redirections and the variables it sets.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ShellCommand {
     /// The program and its arguments.
     pub words: Vec<ShellWord>,
     /// The targets of `<`, `>`, `>>` and the like.
     pub redirects: Vec<Redirect>,
+    /// `NAME=VALUE` before the program (after it, such a word is an
+    /// argument).
+    pub assignments: Vec<Assignment>,
 }
 
 /// A parsed command line.
@@ -280,8 +295,28 @@ impl Walker<'_> {
                 self.redirect(redirect, command, stdin);
             }
             // `X=$(cat f) cmd`: the substitution runs.
-            CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
-                self.substitutions_of(&word.value)
+            CommandPrefixOrSuffixItem::AssignmentWord(assignment, _) => {
+                let name = match &assignment.name {
+                    AssignmentName::VariableName(name) => name.clone(),
+                    AssignmentName::ArrayElementName(name, index) => {
+                        self.substitutions_of(index);
+                        format!("{name}[{index}]")
+                    }
+                };
+                let value = match &assignment.value {
+                    AssignmentValue::Scalar(word) => self.words(&word.value),
+                    AssignmentValue::Array(items) => {
+                        let mut value = Vec::new();
+                        for (index, word) in items {
+                            if let Some(index) = index {
+                                self.substitutions_of(&index.value);
+                            }
+                            value.extend(self.words(&word.value));
+                        }
+                        value
+                    }
+                };
+                command.assignments.push(Assignment { name, value });
             }
             CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => self.list(&sub.list),
         }
@@ -413,7 +448,7 @@ impl Walker<'_> {
                         .collect();
                     self.script.commands.push(ShellCommand {
                         words,
-                        redirects: Vec::new(),
+                        ..ShellCommand::default()
                     });
                     i = end;
                 }

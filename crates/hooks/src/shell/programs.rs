@@ -96,7 +96,9 @@ pub(crate) fn base_name(word: &str) -> &str {
 
 /// Programs that only read the files they name (without in-place or
 /// output options); every other program may write what it names.
-const READERS: [&str; 60] = [
+const READERS: [&str; 62] = [
+    "test",
+    "[",
     "cat",
     "tac",
     "head",
@@ -265,6 +267,7 @@ pub(crate) fn output_options(program: &str) -> &'static [&'static str] {
         ],
         "wget" => &["-O", "--output-document", "-o", "--output-file"],
         "find" => &["-fprint", "-fprint0", "-fprintf", "-fls"],
+        "git" => &["--output"],
         "tee" | "dd" => &[],
         _ => &[],
     }
@@ -302,6 +305,8 @@ pub(crate) fn takes_value(program: &str, option: &str) -> bool {
         "awk" | "gawk" | "mawk" | "nawk" => matches!(option, "-F" | "-v"),
         "sort" => matches!(option, "-k" | "-t" | "-S" | "-T" | "--key"),
         "cut" => matches!(option, "-d" | "-f" | "-b" | "-c"),
+        "uniq" => matches!(option, "-f" | "-s" | "-w"),
+        "xxd" => matches!(option, "-c" | "-g" | "-l" | "-s" | "-o" | "-n"),
         "git" => matches!(option, "-C" | "-c" | "-m" | "-n" | "-U" | "--format"),
         "tree" => matches!(option, "-L" | "-P" | "-I"),
         "find" => matches!(
@@ -346,9 +351,12 @@ pub(crate) fn pattern_first(program: &str, words: &[&str]) -> bool {
     pattern && !explicit
 }
 
-/// Programs that name no file.
-pub(crate) const NO_FILES: [&str; 8] = [
-    "echo", "printf", "true", "false", "exit", "export", "unset", "pwd",
+/// Programs that name no file (their operands are text, numbers,
+/// processes, users or programs).
+pub(crate) const NO_FILES: [&str; 24] = [
+    "echo", "printf", "true", "false", "exit", "export", "unset", "pwd", "tr", "seq", "sleep",
+    "expr", "kill", "yes", "whoami", "id", "uname", "nproc", "umask", "wait", "shift", "which",
+    "type", "printenv",
 ];
 
 /// Programs that read everything below the directories they name (the
@@ -362,11 +370,24 @@ pub(crate) fn searches(program: &str, words: &[&str]) -> Option<SearchDefault> {
     };
     match program {
         "rg" | "ag" | "ack" => Some(SearchDefault::Cwd),
+        // `-d recurse` and `--directories=recurse` are `-r`.
         "grep" | "egrep" | "fgrep"
-            if has('r', "--recursive") || has('R', "--dereference-recursive") =>
+            if has('r', "--recursive")
+                || has('R', "--dereference-recursive")
+                || words.windows(2).any(|w| w[0] == "-d" && w[1] == "recurse")
+                || words.iter().any(|w| {
+                    *w == "-drecurse"
+                        || w.strip_prefix("--d").is_some_and(|rest| {
+                            rest.split_once('=').is_some_and(|(name, value)| {
+                                "irectories".starts_with(name) && value == "recurse"
+                            })
+                        })
+                }) =>
         {
             Some(SearchDefault::Cwd)
         }
+        // `diff -r` reads both trees whole.
+        "diff" if has('r', "--recursive") => Some(SearchDefault::None),
         "git" if git_subcommand(words) == Some("grep") => Some(SearchDefault::Cwd),
         "zip" if has('r', "--recurse-paths") => Some(SearchDefault::None),
         "tar"
@@ -456,7 +477,9 @@ pub(crate) fn runs_code(program: &str, words: &[&str]) -> bool {
 /// (write) commands, and `e` (run) as an empty name.
 pub(crate) fn sed_file_commands(script: &str) -> impl Iterator<Item = (bool, &str)> {
     script.split(['\n', ';']).filter_map(|command| {
-        let command = command.trim_start();
+        // A block's braces (`1{e cmd` ... `}`) come before its commands.
+        let command =
+            command.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '{' | '}'));
         // An address (`1,5`, `/re/`, `$`) may come first.
         let body = command
             .trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, ',' | '$' | '!' | ' '));
@@ -466,13 +489,15 @@ pub(crate) fn sed_file_commands(script: &str) -> impl Iterator<Item = (bool, &st
         } else {
             body
         };
+        let body = body.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '{' | '!'));
         let mut chars = body.chars();
         let op = chars.next()?;
         let rest = chars.as_str();
         match op {
             'r' | 'R' => Some((false, rest.trim())),
             'w' | 'W' => Some((true, rest.trim())),
-            'e' if rest.is_empty() || rest.starts_with(' ') => Some((false, "")),
+            // `e`, `e cmd`, `ecmd` (GNU sed needs no space).
+            'e' => Some((false, "")),
             's' => {
                 // s/a/b/w FILE
                 let delimiter = rest.chars().next()?;
