@@ -21,6 +21,13 @@
 //! `.git/config` and `.git/hooks` are set aside when a command creates
 //! them (`exec.rs`); the home folder's are not covered (docs/SECURITY.md
 //! names the gap).
+//!
+//! A commit in one of the worktrees Claude Code keeps in
+//! `<project>/.claude/worktrees/<name>` writes the worktree's git folder
+//! (`.git/worktrees/<name>`) and, from a session in the worktree, the
+//! project's common git folder: those are writable again
+//! ([`worktree_folders`]), with what makes git run a program in them
+//! read-only still.
 
 use std::path::{Path, PathBuf};
 
@@ -32,10 +39,13 @@ use crate::Host;
 /// `core.hooksPath`, aliases, filters: the config; the hooks) or read
 /// another folder's config instead (`commondir`, a linked worktree's own
 /// files).
-pub(crate) const GIT_ENTRIES: [&str; 6] = [
+pub(crate) const GIT_ENTRIES: [&str; 7] = [
     "config",
     "config.worktree",
     "commondir",
+    // A linked worktree's way back to its checkout: `git worktree` reads
+    // it to find the folder it prunes, moves or repairs.
+    "gitdir",
     "hooks",
     "worktrees",
     // Submodules' git folders, each with a config of its own.
@@ -70,10 +80,32 @@ const HOME_ENTRIES: [&str; 17] = [
 /// outside the project. Only those that exist.
 pub(crate) fn read_only(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
     let root = rules.root();
-    let mut paths = git_dirs(root)
-        .into_iter()
+    let repository = Repository::of(root);
+    let mut paths = repository
+        .iter()
+        .flat_map(Repository::dirs)
         .flat_map(|git| GIT_ENTRIES.map(|entry| git.join(entry)))
         .collect::<Vec<_>>();
+    if let Some(repository) = &repository {
+        // The worktrees' git folders, writable again when their checkout
+        // is worked in here: what in them makes git run a program or look
+        // elsewhere stays read-only.
+        for (git, checkout) in repository.linked_worktrees() {
+            paths.extend(GIT_ENTRIES.map(|entry| git.join(entry)));
+            // A session started in the worktree (`claude --worktree`)
+            // reads its rule file, Copilot CLI its hooks.
+            let rule_files = &host.config.project_agent_rules.rule_files;
+            paths.extend(rule_files.iter().map(|f| checkout.join(f)));
+            paths.push(checkout.join(".github/hooks"));
+        }
+        // From a worktree the common folder is written for commits; its
+        // HEAD and index are the main checkout's (a HEAD broken there makes
+        // git take the folder for a repository of the command's).
+        if !repository.common.starts_with(root) {
+            paths.push(repository.common.join("HEAD"));
+            paths.push(repository.common.join("index"));
+        }
+    }
     // A worktree's `.git` is a file naming its git folder: replaced, it
     // names one whose config the command wrote.
     let dot_git = root.join(".git");
@@ -198,30 +230,103 @@ pub(crate) fn hidden(host: &Host<'_>) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The git folders of the project: `.git` itself, or where a `.git` file
-/// points (a worktree, a submodule) and its common folder.
-fn git_dirs(root: &Path) -> Vec<PathBuf> {
-    let dot_git = root.join(".git");
-    let Ok(meta) = std::fs::symlink_metadata(&dot_git) else {
-        return Vec::new();
-    };
-    if meta.is_dir() {
-        return vec![dot_git];
+/// The project's git repository: the git folder of its checkout and the
+/// common one (the same for a main checkout; for a linked worktree,
+/// `.git/worktrees/<name>` of the repository and the repository's `.git`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Repository {
+    /// The checkout's own git folder (real path).
+    pub own: PathBuf,
+    /// The common git folder (real path).
+    pub common: PathBuf,
+}
+
+impl Repository {
+    /// The repository `root` is a checkout of: `.git` itself, or where a
+    /// `.git` file points (a worktree, a submodule) and its common folder.
+    pub(crate) fn of(root: &Path) -> Option<Self> {
+        let dot_git = root.join(".git");
+        let meta = std::fs::symlink_metadata(&dot_git).ok()?;
+        if meta.is_dir() {
+            let git = std::fs::canonicalize(&dot_git).ok()?;
+            return Some(Self {
+                own: git.clone(),
+                common: git,
+            });
+        }
+        let own = std::fs::canonicalize(root.join(gitdir_in(&dot_git)?)).ok()?;
+        let common = agentctx_readfile::read_to_string(&own.join("commondir"), 64 * 1024)
+            .ok()
+            .and_then(|common| std::fs::canonicalize(own.join(common.trim())).ok())
+            .unwrap_or_else(|| own.clone());
+        Some(Self { own, common })
     }
-    let Ok(text) = agentctx_readfile::read_to_string(&dot_git, 64 * 1024) else {
-        return Vec::new();
-    };
-    let Some(target) = text.lines().find_map(|l| l.strip_prefix("gitdir:")) else {
-        return Vec::new();
-    };
-    let git = root.join(target.trim());
-    let mut dirs = vec![git.clone()];
-    if let Ok(common) = agentctx_readfile::read_to_string(&git.join("commondir"), 64 * 1024) {
-        dirs.push(git.join(common.trim()));
+
+    /// Its git folders, each once.
+    pub(crate) fn dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = vec![self.own.clone(), self.common.clone()];
+        dirs.dedup();
+        dirs
     }
-    dirs.into_iter()
-        .filter_map(|d| std::fs::canonicalize(d).ok())
-        .collect()
+
+    /// The linked worktrees whose checkout lies where Claude Code keeps
+    /// them (`.claude/worktrees/<name>` of the main checkout), with that
+    /// checkout: each git folder of `<common>/worktrees/` whose `gitdir`
+    /// names the `.git` of such a folder. A worktree elsewhere is not
+    /// this project's to work in.
+    pub(crate) fn linked_worktrees(&self) -> Vec<(PathBuf, PathBuf)> {
+        let Some(main) = self.common.parent() else {
+            return Vec::new();
+        };
+        let place = main.join(".claude/worktrees");
+        let mut found: Vec<(PathBuf, PathBuf)> = std::fs::read_dir(self.common.join("worktrees"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|entry| {
+                let git = entry.path();
+                let named =
+                    agentctx_readfile::read_to_string(&git.join("gitdir"), 64 * 1024).ok()?;
+                let checkout = Path::new(named.trim()).parent()?;
+                let checkout = std::fs::canonicalize(checkout).ok()?;
+                (checkout.parent() == Some(place.as_path())).then_some((git, checkout))
+            })
+            .collect();
+        found.sort();
+        found
+    }
+}
+
+/// The `gitdir:` a `.git` file names.
+fn gitdir_in(dot_git: &Path) -> Option<PathBuf> {
+    let text = agentctx_readfile::read_to_string(dot_git, 64 * 1024).ok()?;
+    let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?;
+    Some(PathBuf::from(target.trim()))
+}
+
+/// The folders a sandboxed command writes to work in the project's
+/// worktrees beyond the project itself: for each worktree Claude Code
+/// keeps in it, its checkout (in the read-only `.claude/`) and its git
+/// folder (in the read-only `.git/worktrees`); from a session whose root
+/// is a linked worktree, its git folder and the common one (outside the
+/// root), where a commit writes objects and refs.
+pub(crate) fn worktree_folders(root: &Path) -> Vec<PathBuf> {
+    let Some(repository) = Repository::of(root) else {
+        return Vec::new();
+    };
+    let mut folders = Vec::new();
+    if repository.own != repository.common {
+        folders.push(repository.common.clone());
+        folders.push(repository.own.clone());
+    }
+    for (git, checkout) in repository.linked_worktrees() {
+        if checkout.starts_with(root) {
+            folders.push(git);
+            folders.push(checkout);
+        }
+    }
+    folders
 }
 
 /// Why a write to `path` is refused in a sandboxed session although no
@@ -232,7 +337,9 @@ pub(crate) fn why_escape(host: &Host<'_>, rules: &Rules, path: &Path) -> Option<
     }
     let target = crate::protect::real_or_lexical(path);
     let home = host.home();
-    let git = git_dirs(rules.root());
+    let git = Repository::of(rules.root())
+        .map(|r| r.dirs())
+        .unwrap_or_default();
     let hit = read_only(host, rules)
         .into_iter()
         // Whether they exist or not (a file tool creates what a command

@@ -372,6 +372,12 @@ pub(crate) fn plan_for(
         protection
             .paths
             .extend(crate::escape::read_only(host, rules));
+        // From a session in one of the project's worktrees, the project
+        // itself: the worktree and the git folder are what its commands
+        // work in.
+        if rules.main_checkout() != rules.root() {
+            protection.paths.push(rules.main_checkout().to_path_buf());
+        }
         protection.hidden = crate::escape::hidden(host);
     }
     if shell {
@@ -384,8 +390,10 @@ pub(crate) fn plan_for(
     Ok(Plan::build(rules, &protection, state, key)?)
 }
 
-/// The folders a sandboxed command may write: the project, the temporary
-/// folders and `project_agent_rules.sandbox_writable` (`~/` expanded).
+/// The folders a sandboxed command may write: the project (with the
+/// worktrees Claude Code keeps in it and their git folders, or, in such a
+/// worktree, the project's git folder), the temporary folders and
+/// `project_agent_rules.sandbox_writable` (`~/` expanded).
 fn writable(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
     let home = host.home();
     let mut folders = vec![
@@ -393,6 +401,7 @@ fn writable(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
         PathBuf::from("/tmp"),
         PathBuf::from("/var/tmp"),
     ];
+    folders.extend(crate::escape::worktree_folders(rules.root()));
     // `$TMPDIR` of the agent, whose environment the command has: only a
     // real folder outside those. One inside them is writable already, and
     // a command could replace it with a link to the home folder, which the

@@ -212,11 +212,16 @@ pub(crate) fn why_protected(
             ));
         }
     }
-    // A protected name anywhere in the project, on the path or at it.
-    if let Ok(relative) = target.strip_prefix(root) {
+    // A protected name anywhere in the project, on the path or at it; in
+    // one of the worktrees Claude Code keeps in `.claude/worktrees/`, as in
+    // the project (the worktree's own `.claude/` is protected, the folder
+    // that holds the worktree is not its settings).
+    let main = rules.main_checkout();
+    if let Ok(relative) = target.strip_prefix(main) {
+        let (checkout, inside) = innermost_checkout(main, relative);
         // Copilot CLI runs `.github/hooks/` of the folder a session starts
         // in: any of them.
-        let names: Vec<String> = relative
+        let names: Vec<String> = inside
             .components()
             .map(|c| c.as_os_str().to_string_lossy().to_lowercase())
             .collect();
@@ -230,7 +235,7 @@ pub(crate) fn why_protected(
             ));
         }
         let names_here = protected_names(host);
-        let hit = relative.components().find_map(|c| {
+        let hit = inside.components().find_map(|c| {
             let name = c.as_os_str().to_string_lossy();
             names_here
                 .iter()
@@ -244,21 +249,68 @@ pub(crate) fn why_protected(
                 target.display()
             ));
         }
+        // The rule file of every checkout (a session in a worktree reads
+        // the worktree's, one in the project the project's), and a
+        // worktree's `.git` (a file naming the git folder whose config git
+        // then reads).
+        let rule_file = host
+            .config
+            .project_agent_rules
+            .rule_files
+            .iter()
+            .any(|f| f.eq_ignore_ascii_case(&inside.to_string_lossy()));
+        let git_link = checkout != main && inside == Path::new(".git");
+        if rule_file || git_link {
+            return Some(format!(
+                "it is {} of {} ({}); the agent may not change its own rules or hooks (project_agent_rules.protect_config)",
+                if rule_file {
+                    "the project rule file"
+                } else {
+                    "the link to the git folder"
+                },
+                checkout.display(),
+                target.display()
+            ));
+        }
         // A folder of the project that holds the root's protected entries
         // (the root itself, `.github` for `.github/AGENTS.md`).
         for name in names_here.iter().filter(|_| destructive) {
-            if std::fs::symlink_metadata(root.join(name)).is_ok()
-                && root.join(name).starts_with(&target)
-            {
-                return Some(format!(
-                    "it holds {} ({}), which the agent may not change",
-                    describe_name(name),
-                    root.join(name).display()
-                ));
+            for checkout in [root, main] {
+                if std::fs::symlink_metadata(checkout.join(name)).is_ok()
+                    && checkout.join(name).starts_with(&target)
+                {
+                    return Some(format!(
+                        "it holds {} ({}), which the agent may not change",
+                        describe_name(name),
+                        checkout.join(name).display()
+                    ));
+                }
             }
         }
     }
     None
+}
+
+/// The checkout `relative` (to the main checkout `main`) lies in, and the
+/// path inside it: the main checkout, or the innermost of the worktrees
+/// Claude Code keeps in `.claude/worktrees/<name>`, each of them a checkout
+/// (its `.git` is a file).
+fn innermost_checkout<'p>(main: &Path, relative: &'p Path) -> (PathBuf, &'p Path) {
+    let depth = relative.components().count();
+    agentctx_rules::counterparts(relative)
+        .skip(1)
+        .map(|inside| {
+            let prefix: PathBuf = relative
+                .components()
+                .take(depth - inside.components().count())
+                .collect();
+            (main.join(prefix), inside)
+        })
+        .take_while(|(checkout, _)| {
+            std::fs::symlink_metadata(checkout.join(".git")).is_ok_and(|m| m.is_file())
+        })
+        .last()
+        .unwrap_or_else(|| (main.to_path_buf(), relative))
 }
 
 fn describe(path: &Path) -> String {
