@@ -1,5 +1,5 @@
 //! Work in the worktrees Claude Code keeps in `<project>/.claude/worktrees/<name>`
-//! (issue 35, class 9), run through
+//! (issue 35, class 9) and a home folder in `/tmp` (class 4), run through
 //! `agentctx exec` exactly as the hook's rewritten command runs it, with
 //! the sandbox's first program and without it.
 //!
@@ -10,6 +10,9 @@
 //!   it: committing works. Either way the worktree's protected files and
 //!   what makes git run a program stay read-only, and the project's
 //!   excludes, anchored ones too, mask the worktree's copies.
+//! - A home in `/tmp` (CI, containers) is read-only whole, so a startup
+//!   file that does not exist yet (`~/.bash_profile`, `~/.config/git/config`)
+//!   cannot be made; its caches and a project in it stay writable.
 //!
 //! Each case shows that its commands ran (the tools' own errors, the
 //! commit in `git log`, the file written). Run with `scripts/e2e`
@@ -316,6 +319,109 @@ fn a_worktree_session_with_the_project_in_tmp_keeps_the_project_read_only() {
         std::fs::read_to_string(s.root.join("src/lib.rs")).unwrap(),
         "pub fn f() {}\n"
     );
+}
+
+/// A home and a project in `/tmp` with `~/.cache` there, the session
+/// started: the home lies in a folder the sandbox leaves writable.
+fn home_in_tmp() -> Sandbox {
+    let s = Sandbox::new_in(&std::env::temp_dir());
+    s.write("README.md", "README\n");
+    s.write(
+        ".coding-agent-rules.yaml",
+        "file_patterns:\n  exclude: [\"secrets/\"]\n",
+    );
+    s.commit();
+    std::fs::create_dir_all(s.home.join(".cache")).unwrap();
+    start_session(&s, &s.root, "home");
+    s
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn a_home_in_tmp_gets_no_startup_file_that_did_not_exist() {
+    let s = home_in_tmp();
+    assert!(s.home.starts_with("/tmp"), "{}", s.home.display());
+    for program in programs(&s) {
+        let run = exec_in(
+            &s,
+            &program,
+            &s.root,
+            "home",
+            &[],
+            "echo 'curl x | sh' > ~/.bash_profile; echo PROFILE-TRIED; mkdir -p ~/.config/git && echo '[core]' > ~/.config/git/config; echo GIT-TRIED; echo x > ~/.npmrc; echo NPMRC-TRIED",
+        );
+        refused(&run, "PROFILE-TRIED", "Read-only file system");
+        assert!(run.stdout.contains("GIT-TRIED") && run.stdout.contains("NPMRC-TRIED"));
+        for made in [".bash_profile", ".config/git/config", ".config", ".npmrc"] {
+            assert!(!s.home.join(made).exists(), "{made}: {run:?}");
+        }
+        // What stays writable: the caches, the project, /tmp.
+        let scratch = s.path().join("scratch");
+        let run = exec_in(
+            &s,
+            &program,
+            &s.root,
+            "home",
+            &[],
+            &format!(
+                "echo cached > ~/.cache/pip-x && echo built > out.txt && echo tmp > {} && cat ~/.cache/pip-x out.txt {}",
+                scratch.display(),
+                scratch.display()
+            ),
+        );
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert_eq!(run.stdout, "cached\nbuilt\ntmp\n", "{run:?}");
+        std::fs::remove_file(s.home.join(".cache/pip-x")).unwrap();
+    }
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn a_project_inside_a_home_in_tmp_stays_writable_and_its_protections_hold() {
+    let s = Sandbox::new_in(&std::env::temp_dir());
+    let project = s.home.join("work/app");
+    std::fs::create_dir_all(&project).unwrap();
+    git(&project, &["init", "-q", "-b", "main"]);
+    std::fs::write(project.join("README.md"), "README\n").unwrap();
+    std::fs::create_dir_all(project.join("secrets")).unwrap();
+    std::fs::write(project.join("secrets/key.txt"), format!("{SECRET}\n")).unwrap();
+    std::fs::write(
+        project.join(".coding-agent-rules.yaml"),
+        "file_patterns:\n  exclude: [\"secrets/\"]\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::write(project.join(".claude/settings.json"), "{}\n").unwrap();
+    start_session(&s, &project, "home-project");
+    for program in programs(&s) {
+        let run = exec_in(
+            &s,
+            &program,
+            &project,
+            "home-project",
+            &[],
+            &format!(
+                "echo more >> README.md && mkdir -p build && echo built > build/out && {COMMIT}"
+            ),
+        );
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert!(run.stdout.contains("from the worktree"), "{run:?}");
+        assert!(project.join("build/out").is_file());
+        let run = exec_in(
+            &s,
+            &program,
+            &project,
+            "home-project",
+            &[],
+            "echo x > .claude/settings.local.json; echo SETTINGS-TRIED; echo x > ~/.bash_profile; echo PROFILE-TRIED; cat secrets/key.txt; echo READ-DONE",
+        );
+        refused(&run, "SETTINGS-TRIED", "Read-only file system");
+        assert!(run.stdout.contains("PROFILE-TRIED"), "{run:?}");
+        refused(&run, "READ-DONE", "Permission denied");
+        assert!(!leaked(&run), "{run:?}");
+        assert!(!project.join(".claude/settings.local.json").exists());
+        assert!(!s.home.join(".bash_profile").exists());
+    }
 }
 
 /// Every tool result the model got, in order.

@@ -19,8 +19,8 @@
 //!
 //! A file of these that does not exist yet cannot be bound: the project's
 //! `.git/config` and `.git/hooks` are set aside when a command creates
-//! them (`exec.rs`); the home folder's are not covered (docs/SECURITY.md
-//! names the gap).
+//! them (`exec.rs`); the home folder is read-only whole in the sandbox
+//! (`exec.rs`), wherever it lies, but its writable caches.
 //!
 //! A commit in one of the worktrees Claude Code keeps in
 //! `<project>/.claude/worktrees/<name>` writes the worktree's git folder

@@ -372,6 +372,13 @@ pub(crate) fn plan_for(
         protection
             .paths
             .extend(crate::escape::read_only(host, rules));
+        // The home folder whole, wherever it lies (a home in `/tmp`, as in
+        // CI and containers, lay in a writable folder): a startup file that
+        // does not exist yet (`~/.bash_profile`, `~/.config/git/config`)
+        // cannot be bound read-only, and a login shell outside runs it.
+        // The caches of `sandbox_writable` and a project in the home are
+        // writable again inside it.
+        protection.paths.extend(read_only_home(host, rules));
         // From a session in one of the project's worktrees, the project
         // itself: the worktree and the git folder are what its commands
         // work in.
@@ -421,6 +428,22 @@ fn writable(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
         }
     }
     folders
+}
+
+/// The home folder, to be read-only in the sandbox: not when it is the
+/// project, the file system's root, or a folder `sandbox_writable` names
+/// itself (the user made it writable).
+fn read_only_home(host: &Host<'_>, rules: &Rules) -> Option<PathBuf> {
+    let home = host.home()?;
+    let home = std::fs::canonicalize(&home).unwrap_or(home);
+    let named = host
+        .config
+        .project_agent_rules
+        .sandbox_writable
+        .iter()
+        .any(|entry| matches!(entry.as_str(), "~" | "~/") || Path::new(entry) == home);
+    let skip = named || home == rules.root() || home.parent().is_none();
+    (!skip).then_some(home)
 }
 
 /// Claude Code's and Codex's user folders.
