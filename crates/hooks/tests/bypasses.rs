@@ -480,16 +480,38 @@ fn ordinary_work_is_allowed_in_default_mode() {
 
 // --- 10. Lines judged by their words (issue 35, class 6) ------------------------
 
-/// A shell call of Qwen Code 0.15.10 (recorded), run by a hook that knows
-/// its program: Qwen Code runs no command a hook changed, so its commands
-/// run as written and are judged by their words. `mode`: its approval mode.
-fn qwen(p: &Project, tool: &str, input: serde_json::Value, mode: &str) -> Option<String> {
+/// Runs the hook as `agent` on `payload`, knowing its program (so a
+/// command can be wrapped in the sandbox).
+fn hook_with_program(
+    p: &Project,
+    agent: HookAgent,
+    payload: &serde_json::Value,
+) -> agentctx_hooks::HookOutcome {
     assert!(
         ["/usr/bin/bwrap", "/bin/bwrap"]
             .iter()
             .any(|b| std::path::Path::new(b).exists()),
         "these tests need bubblewrap (.ci/run installs it)"
     );
+    let env = p.env();
+    let mut host = agentctx_hooks::Host::new(&p.config, &env, Some(&p.root));
+    let program = p.home.join("bin/agentctx");
+    host.program = Some(&program);
+    agentctx_hooks::handle(payload.to_string().as_bytes(), Some(agent), &host)
+}
+
+fn reason(outcome: agentctx_hooks::HookOutcome) -> Option<String> {
+    outcome.reply.and_then(|r| {
+        r.hook_specific_output
+            .permission_decision_reason
+            .map(|reason| format!("{reason}\n{}", outcome.notes.join("\n")))
+    })
+}
+
+/// A shell call of Qwen Code 0.15.10 (recorded): Qwen Code runs no
+/// command a hook changed, so its commands run as written and are judged
+/// by their words. `mode`: its approval mode.
+fn qwen(p: &Project, tool: &str, input: serde_json::Value, mode: &str) -> Option<String> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/agents");
     let text =
         std::fs::read_to_string(dir.join("qwen-code-0.15.10/PreToolUse-run_shell_command.json"))
@@ -502,17 +524,7 @@ fn qwen(p: &Project, tool: &str, input: serde_json::Value, mode: &str) -> Option
     payload["tool_name"] = tool.into();
     payload["tool_input"] = input;
     payload["permission_mode"] = mode.into();
-    let env = p.env();
-    let mut host = agentctx_hooks::Host::new(&p.config, &env, Some(&p.root));
-    let program = p.home.join("bin/agentctx");
-    host.program = Some(&program);
-    let outcome =
-        agentctx_hooks::handle(payload.to_string().as_bytes(), Some(HookAgent::Qwen), &host);
-    outcome.reply.and_then(|r| {
-        r.hook_specific_output
-            .permission_decision_reason
-            .map(|reason| format!("{reason}\n{}", outcome.notes.join("\n")))
-    })
+    reason(hook_with_program(p, HookAgent::Qwen, &payload))
 }
 
 fn qwen_shell(p: &Project, command: &str) -> Option<String> {
@@ -683,4 +695,60 @@ fn where_commands_run_as_written_what_they_run_later_is_kept() {
         qwen_shell(&p, "git commit -m wip"),
         "git runs the repository's hooks",
     );
+}
+
+/// opencode's bash call as agentctx's plugin sends it (recorded plugin
+/// call), `shell`: whether the plugin made agentctx's shell opencode's.
+fn opencode_bash(p: &Project, command: &str, shell: bool) -> agentctx_hooks::HookOutcome {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/agents");
+    let call: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("opencode-1.18.33/tool.execute.before-bash.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let mut payload = json!({
+        "cwd": p.root,
+        "session_id": call["input"]["sessionID"],
+        "hook_event_name": "PreToolUse",
+        "tool_name": call["input"]["tool"],
+        "tool_input": {"command": command, "description": "probe"},
+        "tool_use_id": call["input"]["callID"],
+    });
+    if shell {
+        payload["agentctx_shell"] = true.into();
+    }
+    hook_with_program(p, HookAgent::Opencode, &payload)
+}
+
+/// opencode matches its own `permission.bash` patterns against the command
+/// a plugin changed: with them set, a command was checked by its words
+/// only. Through agentctx's shell the command keeps its text, so it runs
+/// in the sandbox with the patterns set; without that shell (an older
+/// plugin) it is still judged by its words.
+#[test]
+fn opencode_commands_run_in_the_sandbox_with_its_own_command_patterns_set() {
+    let p = Project::new(RULES);
+    std::fs::create_dir_all(p.home.join(".config/opencode")).unwrap();
+    std::fs::write(
+        p.home.join(".config/opencode/opencode.json"),
+        r#"{"permission": {"bash": {"*": "allow", "git push *": "deny"}}}"#,
+    )
+    .unwrap();
+    let wrapped = |outcome: agentctx_hooks::HookOutcome| {
+        outcome
+            .reply
+            .and_then(|r| r.hook_specific_output.updated_input)
+            .and_then(|input| input["command"].as_str().map(str::to_owned))
+    };
+    let line = wrapped(opencode_bash(&p, "sort --files0-from=list", true))
+        .expect("the command runs in the sandbox");
+    assert!(
+        line.contains(" exec --session ") && line.contains("'sort --files0-from=list'"),
+        "{line}"
+    );
+    // Without agentctx's shell: its words, and what they cannot show is denied.
+    let outcome = opencode_bash(&p, "sort --files0-from=list", false);
+    assert_eq!(wrapped(outcome.clone()), None);
+    denied_by(reason(outcome), "`sort --files0-from=list`");
+    assert_eq!(reason(opencode_bash(&p, "sort README.md", false)), None);
 }

@@ -49,6 +49,10 @@ pub(crate) struct Native {
     /// line (Claude Code's `PowerShell`): it can neither be read by the
     /// shell parser nor run by `agentctx exec`.
     pub foreign_shell: Option<&'static str>,
+    /// The agent runs a wrapped command through a shell of agentctx's
+    /// (opencode with agentctx's plugin: `shell` is agentctx's), so the
+    /// command its own rules for commands see stays as written.
+    pub command_kept: bool,
 }
 
 /// What a dialect needs to tell what the agent's loader gives.

@@ -9,7 +9,11 @@
 //! `agent_id`. It reads the reply in Claude Code's shape: it throws the
 //! denial's reason (the model reads it as the tool's result), replaces
 //! the arguments with `updatedInput`, and appends context to the tool's
-//! output or the system prompt.
+//! output or the system prompt. It makes agentctx's shell opencode's
+//! (`shell`, through its `config` hook): a sandboxed command then keeps
+//! its text, and runs in the sandbox because the plugin hands the shell
+//! its wrapped line through `shell.env`; opencode's own `permission.bash`
+//! patterns judge the command as written.
 
 use std::path::{Path, PathBuf};
 
@@ -21,6 +25,10 @@ use super::{Dialect, LoaderFacts, Native, move_arg, rename_tool, take_command_di
 use crate::agents_md::{BuiltinLoader, LoaderDecision};
 
 pub(super) struct Opencode;
+
+/// The key of the plugin's payload that says opencode runs its commands
+/// through agentctx's shell (`install/opencode_plugin.js`).
+const SHELL_FLAG: &str = "agentctx_shell";
 
 /// opencode's tools by their shared names.
 const TOOLS: [(&str, &str); 14] = [
@@ -78,6 +86,12 @@ impl Dialect for Opencode {
             native.aliases = others;
         }
         take_command_dir(input, "workdir", &mut native);
+        // agentctx's plugin made agentctx's shell opencode's: a sandboxed
+        // command reaches it through `shell.env`, the command unchanged.
+        native.command_kept = input
+            .other
+            .remove(SHELL_FLAG)
+            .is_some_and(|v| v == Value::Bool(true));
         if let Some(args) = input.tool_input.as_mut().and_then(Value::as_object_mut) {
             move_arg(args, "filePath", "file_path");
         }
@@ -87,12 +101,14 @@ impl Dialect for Opencode {
         native
     }
 
+    /// Asked only when the plugin could not make agentctx's shell
+    /// opencode's (an older plugin, or its shell file is gone).
     fn own_command_rules(&self, cwd: &Path, env: &Environment) -> Option<String> {
         let file = config_files(cwd, env)
             .into_iter()
             .find(|file| has_bash_rules(file))?;
         Some(format!(
-            "opencode's own rules for commands ({}: permission.bash) would judge agentctx's wrapper instead of the command, so the command is not wrapped in the sandbox",
+            "opencode's own rules for commands ({}: permission.bash) would judge agentctx's wrapper instead of the command, and agentctx's shell is not opencode's (`agentctx install opencode` again installs it)",
             file.display()
         ))
     }

@@ -122,13 +122,14 @@ impl Call<'_> {
         // An agent that does not take a changed command cannot run it in
         // the sandbox: as written where the sandbox is optional, else not.
         // Nor one whose own per-command rules (opencode's `permission.bash`)
-        // would then judge the wrapper instead of the command.
+        // would then judge the wrapper instead of the command, unless the
+        // wrapped line reaches the agent's shell with the command kept.
         let unwrappable = match &run {
             crate::exec::ShellRun::Sandboxed(_) if !self.dialect.rewrites_input() => Some(format!(
                 "{} does not run a command a hook changed, so it cannot be wrapped in the sandbox",
                 self.agent
             )),
-            crate::exec::ShellRun::Sandboxed(_) => {
+            crate::exec::ShellRun::Sandboxed(_) if !self.native.command_kept => {
                 self.dialect.own_command_rules(self.cwd, self.host.env)
             }
             _ => None,

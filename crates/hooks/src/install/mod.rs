@@ -458,7 +458,16 @@ fn edit(
         FileKind::OpencodePlugin => match text {
             Some(t) if !opencode::is_ours(t) && adding => Err(SettingsError::NotOurs),
             Some(t) if !opencode::is_ours(t) => Ok(t.to_owned()),
-            _ => Ok(opencode::plugin(&request.program, parts.hooks && adding)),
+            _ => Ok(opencode::plugin(
+                &request.program,
+                &opencode::shell_path(path),
+                parts.hooks && adding,
+            )),
+        },
+        FileKind::OpencodeShell => match text {
+            Some(t) if !opencode::is_our_shell(t) && adding => Err(SettingsError::NotOurs),
+            Some(t) if !opencode::is_our_shell(t) => Ok(t.to_owned()),
+            _ => Ok(opencode::shell(parts.hooks && adding)),
         },
         FileKind::CodexProjectConfig if parts.codex_profile => {
             let entries = request.codex_profile.as_deref().unwrap_or_default();
@@ -497,7 +506,8 @@ fn mentions_agentctx(kind: FileKind, text: &str, parts: Parts, trust: &TrustEntr
         | FileKind::QwenSettings
         | FileKind::CopilotSettings
         | FileKind::CopilotHooksFile
-        | FileKind::OpencodePlugin => text.contains("agentctx"),
+        | FileKind::OpencodePlugin
+        | FileKind::OpencodeShell => text.contains("agentctx"),
     }
 }
 

@@ -5,10 +5,16 @@
 // model reads its reason as the tool's result), a rewritten command
 // replaces the call's, context is appended to the tool's output or, for
 // the session's start, to the system prompt (the same text for every
-// request of the session, so opencode's prompt cache holds).
+// request of the session, so opencode's prompt cache holds). It makes
+// agentctx's shell opencode's: a command agentctx puts in its sandbox then
+// keeps its text (opencode's own `permission.bash` patterns judge it as
+// written) and reaches that shell with the line that runs it in the
+// sandbox, through `shell.env`.
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 
 const PROGRAM = __AGENTCTX_PROGRAM__;
+const SHELL = __AGENTCTX_SHELL__;
 
 export const AgentctxPlugin = async ({ directory }) => {
   // Sub-agents run in child sessions: their calls are the parent's
@@ -22,6 +28,12 @@ export const AgentctxPlugin = async ({ directory }) => {
   let current = null;
   // Each session's start context, asked for once per opencode process.
   const started = new Map();
+  // opencode's config as its `config` hook gave it (the object its bash
+  // tool reads `shell` from), and the sandboxed line of each bash call
+  // agentctx judged, until opencode's `shell.env` for that call.
+  let config = null;
+  const lines = new Map();
+  const viaShell = () => config !== null && config.shell === SHELL;
 
   const hook = (payload) => {
     const run = spawnSync(PROGRAM, ["hook", "--agent", "opencode"], {
@@ -62,6 +74,24 @@ export const AgentctxPlugin = async ({ directory }) => {
   };
 
   return {
+    // After every config file is read: agentctx's shell is opencode's,
+    // whatever a project's opencode.json says.
+    config: async (cfg) => {
+      if (cfg && typeof cfg === "object" && existsSync(SHELL)) {
+        cfg.shell = SHELL;
+        config = cfg;
+      }
+    },
+
+    "shell.env": async (input, output) => {
+      const line = input?.callID ? lines.get(input.callID) : undefined;
+      if (!line || !output) return;
+      lines.delete(input.callID);
+      output.env = output.env ?? {};
+      output.env.AGENTCTX_OPENCODE_RUN = line.run;
+      output.env.AGENTCTX_OPENCODE_JUDGED = line.judged;
+    },
+
     event: async ({ event }) => {
       const info = event?.properties?.info;
       if (event?.type === "session.created" && info?.parentID) {
@@ -96,6 +126,7 @@ export const AgentctxPlugin = async ({ directory }) => {
         tool_name: input.tool,
         tool_input: output.args ?? {},
         tool_use_id: input.callID,
+        agentctx_shell: viaShell(),
       });
       if (reply.failed) {
         throw new Error(
@@ -107,11 +138,16 @@ export const AgentctxPlugin = async ({ directory }) => {
       }
       const changed = reply.updatedInput;
       if (changed && typeof changed.command === "string" && output.args) {
-        output.args.command = changed.command;
+        if (input.tool === "bash" && viaShell() && typeof output.args.command === "string") {
+          lines.set(input.callID, { judged: output.args.command, run: changed.command });
+        } else {
+          output.args.command = changed.command;
+        }
       }
     },
 
     "tool.execute.after": async (input, output) => {
+      lines.delete(input.callID);
       const reply = hook({
         ...who(input.sessionID),
         hook_event_name: "PostToolUse",

@@ -34,12 +34,17 @@ pub(super) enum FileKind {
     CopilotHooksFile,
     /// agentctx's opencode plugin: agentctx's own.
     OpencodePlugin,
+    /// The shell agentctx's opencode plugin makes opencode's: agentctx's own.
+    OpencodeShell,
 }
 
 impl FileKind {
     /// A file agentctx writes whole: removed when nothing of it is left.
     pub(super) fn owned_whole(self) -> bool {
-        matches!(self, Self::CopilotHooksFile | Self::OpencodePlugin)
+        matches!(
+            self,
+            Self::CopilotHooksFile | Self::OpencodePlugin | Self::OpencodeShell
+        )
     }
 }
 
@@ -152,7 +157,13 @@ pub(super) fn targets(
                 context_file_name: hook_agent == HookAgent::Gemini,
                 ..Parts::default()
             };
-            targets.push(target(path, kind, parts));
+            if kind == FileKind::OpencodePlugin {
+                let shell = opencode::shell_path(&path);
+                targets.push(target(path, kind, parts));
+                targets.push(target(shell, FileKind::OpencodeShell, parts));
+            } else {
+                targets.push(target(path, kind, parts));
+            }
             // The MCP server: the user config whatever the scope (it serves
             // every project).
             if request.mcp || !adding {

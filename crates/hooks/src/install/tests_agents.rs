@@ -163,6 +163,39 @@ fn the_opencode_plugin_names_the_program_and_goes_away() {
 }
 
 #[test]
+fn the_opencode_shell_is_installed_beside_the_plugin_as_a_program_and_goes_away() {
+    let (dir, p) = places();
+    let r = request(Agent::Opencode, Scope::User);
+    run(&r, &p, true);
+    let shell = dir.path().join("xdg/opencode/agentctx/bash");
+    let text = std::fs::read_to_string(&shell).unwrap();
+    assert!(
+        text.starts_with("#!/bin/sh\n# agentctx for opencode"),
+        "{text}"
+    );
+    use std::os::unix::fs::PermissionsExt as _;
+    assert_eq!(
+        std::fs::metadata(&shell).unwrap().permissions().mode() & 0o777,
+        0o755
+    );
+    let plugin =
+        std::fs::read_to_string(dir.path().join("xdg/opencode/plugin/agentctx.js")).unwrap();
+    assert!(
+        plugin.contains(&format!("const SHELL = \"{}\";", shell.display())),
+        "{plugin}"
+    );
+    // The project's install puts it in the project's `.opencode/`.
+    let project = request(Agent::Opencode, Scope::Project);
+    run(&project, &p, true);
+    assert!(p.root.join(".opencode/agentctx/bash").is_file());
+    run(&project, &p, false);
+    assert!(!p.root.join(".opencode").exists());
+    run(&r, &p, false);
+    assert!(!shell.exists());
+    assert!(!dir.path().join("xdg/opencode").exists());
+}
+
+#[test]
 fn qwen_gets_claude_shaped_hooks() {
     let (_dir, p) = places();
     let r = request(Agent::Qwen, Scope::Project);

@@ -55,6 +55,8 @@ fn write_change(
         (Some(text), manifest) => {
             let mode = match change.how {
                 ChangeKind::Restored => manifest.as_ref().and_then(|m| m.original_mode),
+                // A script agentctx makes (opencode's shell) runs.
+                _ if text.starts_with("#!") && !change.path.exists() => Some(0o755),
                 _ => None,
             };
             let created = write_atomically(&change.path, text, mode)?;
