@@ -480,9 +480,14 @@ pub struct ExecArgs {
     /// The agent whose shell runs the command.
     #[arg(long, value_parser = one_of::<HookAgent>(&HOOK_AGENTS), default_value = "claude")]
     pub agent: HookAgent,
-    /// Write the folder the command ended in here (Claude Code's shell keeps it).
-    #[arg(long)]
+    /// Write the folder the command ended in here (Claude Code's shell keeps
+    /// it; the form of hook replies before 2026-11-27).
+    #[arg(long, conflicts_with = "cwd_script")]
     pub cwd_file: Option<PathBuf>,
+    /// Write a script here that the agent's shell sources after this
+    /// command: a `cd` to the folder the command ended in and its status.
+    #[arg(long)]
+    pub cwd_script: Option<PathBuf>,
     /// The sandbox is required (strict mode, `sandbox: on`): without one
     /// that refuses what the rules mask, the command does not run.
     #[arg(long)]

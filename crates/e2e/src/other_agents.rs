@@ -134,8 +134,21 @@ impl Sandbox {
     /// `gemini -p PROMPT` in `cwd` against the mock (its settings from
     /// [`Sandbox::gemini_settings`]), the folder trusted, yolo, stream-json.
     pub fn gemini(&self, mock_url: &str, cwd: &Path, prompt: &str) -> AgentRun {
+        self.gemini_env(mock_url, cwd, prompt, &[])
+    }
+
+    /// [`Sandbox::gemini`] with more environment variables (`SHLVL=1`: a
+    /// CLI started from a terminal's shell).
+    pub fn gemini_env(
+        &self,
+        mock_url: &str,
+        cwd: &Path,
+        prompt: &str,
+        env: &[(&str, &str)],
+    ) -> AgentRun {
         let mut cmd = Command::new(gemini_bin());
         self.base_env(&mut cmd);
+        cmd.envs(env.iter().copied());
         cmd.env("GEMINI_API_KEY", "e2e-mock")
             .env("GOOGLE_GEMINI_BASE_URL", mock_url)
             .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
@@ -165,8 +178,20 @@ impl Sandbox {
     /// `qwen -p PROMPT` in `cwd` against the mock's Chat Completions API
     /// (its settings from [`Sandbox::qwen_settings`]), yolo, JSON output.
     pub fn qwen(&self, mock_url: &str, cwd: &Path, prompt: &str) -> AgentRun {
+        self.qwen_env(mock_url, cwd, prompt, &[])
+    }
+
+    /// [`Sandbox::qwen`] with more environment variables.
+    pub fn qwen_env(
+        &self,
+        mock_url: &str,
+        cwd: &Path,
+        prompt: &str,
+        env: &[(&str, &str)],
+    ) -> AgentRun {
         let mut cmd = Command::new(qwen_bin());
         self.base_env(&mut cmd);
+        cmd.envs(env.iter().copied());
         cmd.env("OPENAI_BASE_URL", format!("{mock_url}/v1"))
             .env("OPENAI_API_KEY", "sk-e2e-mock")
             .env("OPENAI_MODEL", "mock-model")

@@ -145,6 +145,46 @@ fn protected_files_are_read_only_and_ordinary_work_runs() {
         s.root.join("build").display().to_string()
     );
     let _ = std::fs::remove_file(&cwd_file);
+    // The form the hook writes now: a script in agentctx's state folder
+    // that the agent's shell sources (two simple commands), with the
+    // folder, checked, and the status; what the command writes where its
+    // shell puts the folder is never code.
+    let script = s.home.join(".local/state/agentctx/exec/kernel-call.sh");
+    let source = |command: &str| {
+        let line = format!(
+            "{} exec --session kernel --cwd-script '{}' -- '{command}'; . '{}'; echo \"status=$? pwd=$(pwd)\"",
+            agentctx_e2e::agentctx_bin().display(),
+            script.display(),
+            script.display()
+        );
+        std::process::Command::new("bash")
+            .env_clear()
+            .env("HOME", &s.home)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .args(["-c", &line])
+            .current_dir(&s.root)
+            .output()
+            .unwrap()
+    };
+    let out = source("cd build; exit 4");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("status=4 pwd={}", s.root.join("build").display())),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!script.exists(), "the script removes itself");
+    let pwned = s.path().join("pwned");
+    let out = source(&format!(
+        "echo \"/tmp; touch {}\" > \"$AGENTCTX_CWD_FILE\"; trap - EXIT; exit 0",
+        pwned.display()
+    ));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("status=0 pwd={}", s.root.display())),
+        "{text}"
+    );
+    assert!(!pwned.exists(), "what the command wrote ran outside");
 }
 
 #[test]

@@ -454,13 +454,6 @@ fn bash(command: &str) -> Vec<Block> {
     )]
 }
 
-/// What the model runs to commit: Claude Code 2.1.330 refuses, in a
-/// worktree session, a command line that names git in a form its own guard
-/// cannot read, and agentctx's rewritten line (`agentctx exec ... -- '...';
-/// if ...; then cd ...; fi`) is such a form; a script the project keeps is
-/// not (docs/integrations/claude-code.md).
-const COMMIT_SCRIPT: &str = "#!/bin/sh\nset -e\ngit add -A\ngit -c user.email=a@example.invalid -c user.name=a commit -qm \"$1\"\ngit log -1 --format=%s\n";
-
 #[test]
 #[ignore = "needs the real Claude Code and bubblewrap: scripts/e2e"]
 fn claude_code_works_and_commits_in_its_worktree() {
@@ -473,8 +466,6 @@ fn claude_code_works_and_commits_in_its_worktree() {
         ".coding-agent-rules.yaml",
         "file_patterns:\n  exclude: [\"/cfg/prod/\"]\n",
     );
-    let script = s.write("scripts/commit.sh", COMMIT_SCRIPT);
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     s.commit();
     // Installed for the project (`.claude/settings.local.json` of the main
     // checkout, which Claude Code reads in its worktree sessions too).
@@ -482,8 +473,12 @@ fn claude_code_works_and_commits_in_its_worktree() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let worktree = s.root.join(".claude/worktrees/feat");
     let turns = vec![
+        // Claude Code 2.1.330 refuses, in a worktree session, a line that
+        // names git in a form its own guard cannot read (`if`, `$(...)`,
+        // a subshell): agentctx's rewritten line is two simple commands
+        // (`agentctx exec ... -- '...'; . SCRIPT`), so a plain commit runs.
         bash(
-            "echo 'pub fn g() {}' >> src/lib.rs && ./scripts/commit.sh 'from the worktree' && pwd",
+            "echo 'pub fn g() {}' >> src/lib.rs && git add -A && git -c user.email=a@example.invalid -c user.name=a commit -qm 'from the worktree' && git log -1 --format=%s && pwd",
         ),
         vec![Block::tool(
             "Read",

@@ -92,7 +92,7 @@ pub(crate) fn wrapped_input(
     call: &str,
     input: &Value,
     required: bool,
-    keeps_cwd: bool,
+    cwd_script: Option<&Path>,
 ) -> Option<Value> {
     let command = input.get("command")?.as_str()?;
     let quote = crate::install::shell_quote;
@@ -102,23 +102,65 @@ pub(crate) fn wrapped_input(
         quote(session),
         if required { " --required" } else { "" }
     );
-    let line = match keeps_cwd {
-        true => {
-            let cwd_file =
-                std::env::temp_dir().join(format!("agentctx-cwd-{}-{}", safe(session), safe(call)));
-            let file = quote(&cwd_file.to_string_lossy());
-            format!(
-                "{base} --cwd-file {file} -- {command_q}; __agentctx_status=$?; if [ -s {file} ]; then cd -- \"$(<{file})\" 2>/dev/null; fi; command -p rm -f -- {file}; (exit $__agentctx_status)",
-                command_q = quote(command),
-            )
-        }
+    let _ = call;
+    let line = match cwd_script {
+        // Two simple commands: Claude Code 2.1.330 refuses, in a worktree, a
+        // line that names git in any other form (`if`, `$(...)`, a
+        // subshell). The script is agentctx's, written after the command in
+        // its state folder (read-only to every sandboxed command): a `cd`
+        // to the folder the command ended in, checked to be one, and the
+        // command's status.
+        Some(script) => format!(
+            "{base} --cwd-script {file} -- {command_q}; . {file}",
+            file = quote(&script.to_string_lossy()),
+            command_q = quote(command),
+        ),
         // The others' shells keep no folder between calls (measured for
         // Codex; the rest run each command in a fresh shell).
-        false => format!("{base} -- {}", quote(command)),
+        None => format!("{base} -- {}", quote(command)),
     };
     let mut input = input.clone();
     input["command"] = Value::String(line);
     Some(input)
+}
+
+/// Where the script that carries a command's last folder back into the
+/// agent's shell is written: agentctx's state folder, which no sandboxed
+/// command may write.
+pub(crate) fn cwd_script_path(host: &Host<'_>, session: &str, call: &str) -> Option<PathBuf> {
+    agentctx_config::state_dir(host.env).map(|state| {
+        state
+            .join("exec")
+            .join(format!("{}-{}.sh", safe(session), safe(call)))
+    })
+}
+
+/// Writes the script the agent's shell sources after `agentctx exec`: a
+/// `cd` to `dir` when it is a folder, removing itself, and `status` as the
+/// status of the line. Nothing a command wrote reaches it but a folder's
+/// path, quoted.
+///
+/// # Errors
+/// The script cannot be written.
+pub fn write_cwd_script(script: &Path, dir: Option<&Path>, status: i32) -> std::io::Result<()> {
+    let quote = crate::install::shell_quote;
+    let mut text = String::new();
+    if let Some(dir) = dir.filter(|d| d.is_absolute() && d.is_dir()) {
+        text.push_str(&format!(
+            "cd -- {} 2>/dev/null\n",
+            quote(&dir.to_string_lossy())
+        ));
+    }
+    text.push_str(&format!(
+        "command -p rm -f -- {}\n(exit {status})\n",
+        quote(&script.to_string_lossy())
+    ));
+    if let Some(parent) = script.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut temp = tempfile::NamedTempFile::new_in(script.parent().unwrap_or(Path::new(".")))?;
+    std::io::Write::write_all(&mut temp, text.as_bytes())?;
+    temp.persist(script).map(drop).map_err(|e| e.error)
 }
 
 fn safe(text: &str) -> String {
@@ -325,10 +367,18 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
     let made = crate::aside::made_by(&watched);
     refused.extend(crate::aside::set_aside(&anchor.root, &made, &watched.links));
     let _ = std::fs::remove_file(&pending);
+    // The folder the command ended in, as its shell wrote it: a path, one
+    // line (what a command writes there is only ever used as a folder).
+    let cwd = request
+        .cwd_file
+        .and_then(|file| agentctx_readfile::read_to_string(file, 64 * 1024).ok())
+        .map(|text| PathBuf::from(text.trim_end_matches('\n')))
+        .filter(|dir| dir.is_absolute() && dir.is_dir());
     Ok(ExecOutcome {
         status,
         mode,
         refused,
+        cwd,
     })
 }
 
@@ -342,6 +392,8 @@ pub struct ExecOutcome {
     /// Protected files the command created, each set aside, one line each
     /// for the agent (its stderr).
     pub refused: Vec<String>,
+    /// The folder the command ended in, when a `cwd_file` was asked for.
+    pub cwd: Option<PathBuf>,
 }
 
 /// The name of the sandbox's first program, installed beside `agentctx`.

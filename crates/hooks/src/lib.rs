@@ -74,6 +74,7 @@ pub use compose_remote::{compose_remote, remote_options};
 pub use dialect::{plain_tags, render_reply};
 pub use exec::{
     CODEX_PROFILE, ExecError, ExecMode, ExecOutcome, ExecRequest, codex_permissions, exec,
+    write_cwd_script,
 };
 pub use guard::{Guard, Verdict};
 pub use handle::{HookOutcome, detect_agent, handle, handle_event, handle_unread};

@@ -22,19 +22,44 @@ pub fn run(inv: &Invocation, args: &ExecArgs) -> anyhow::Result<Outcome> {
             .collect::<Vec<_>>()
             .join(" "),
     };
+    // With --cwd-script, the sandboxed shell writes its last folder to a
+    // file of ours, which becomes the script's `cd` once checked.
+    let own_cwd_file = match &args.cwd_script {
+        Some(_) => tempfile::NamedTempFile::new().ok(),
+        None => None,
+    };
+    let cwd_file = own_cwd_file
+        .as_ref()
+        .map(|f| f.path())
+        .or(args.cwd_file.as_deref());
     let request = ExecRequest {
         session: &args.session,
         agent: args.agent,
         cwd: &inv.cwd,
         command: &line,
-        cwd_file: args.cwd_file.as_deref(),
+        cwd_file,
         required: args.required,
     };
-    match exec(&inv.host(), &request) {
+    let outcome = exec(&inv.host(), &request);
+    if let Some(script) = &args.cwd_script {
+        let (dir, status) = match &outcome {
+            Ok(done) => (done.cwd.as_deref(), exit_code(done.status)),
+            Err(_) => (None, i32::from(CANNOT_RUN)),
+        };
+        if let Err(error) = agentctx_hooks::write_cwd_script(script, dir, status) {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "agentctx exec: cannot write {}: {error}",
+                script.display()
+            );
+        }
+    }
+    match outcome {
         Ok(agentctx_hooks::ExecOutcome {
             status,
             mode,
             refused,
+            ..
         }) => {
             if !refused.is_empty() {
                 let mut stderr = std::io::stderr().lock();
@@ -51,12 +76,9 @@ pub fn run(inv: &Invocation, args: &ExecArgs) -> anyhow::Result<Outcome> {
                     true,
                 );
             }
-            use std::os::unix::process::ExitStatusExt as _;
-            let code = status
-                .code()
-                .or_else(|| status.signal().map(|s| 128 + s))
-                .unwrap_or(1);
-            Ok(Outcome::Status(u8::try_from(code).unwrap_or(1)))
+            Ok(Outcome::Status(
+                u8::try_from(exit_code(status)).unwrap_or(1),
+            ))
         }
         Err(error) => {
             let mut stderr = std::io::stderr().lock();
@@ -65,4 +87,13 @@ pub fn run(inv: &Invocation, args: &ExecArgs) -> anyhow::Result<Outcome> {
             Ok(Outcome::Status(CANNOT_RUN))
         }
     }
+}
+
+/// A status as a shell gives it: the exit code, or 128 + the signal.
+fn exit_code(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt as _;
+    status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(1)
 }

@@ -34,9 +34,17 @@ impl Dialect for Claude {
     }
 
     /// Its `Bash` tool keeps the folder a command `cd`s to; `Monitor`
-    /// starts each command afresh.
-    fn shell_keeps_cwd(&self, native: Option<&str>) -> bool {
-        native.is_none()
+    /// starts each command afresh. In one of its worktrees
+    /// (`.claude/worktrees/<name>`) its own guard refuses a line that names
+    /// git and sources or substitutes anything (2.1.330, measured: `. FILE`
+    /// and `$(...)` both), so there the wrapped command carries no folder
+    /// back (a `cd` lasts for its own command).
+    fn shell_keeps_cwd(&self, native: Option<&str>, cwd: &std::path::Path) -> bool {
+        let names: Vec<&std::ffi::OsStr> = cwd.components().map(|c| c.as_os_str()).collect();
+        let in_worktree = names
+            .windows(2)
+            .any(|pair| pair[0] == ".claude" && pair[1] == "worktrees");
+        native.is_none() && !in_worktree
     }
 
     fn envelope(&self) -> ReminderEnvelope {

@@ -140,8 +140,8 @@ pub(crate) trait Dialect: Sync {
     /// The shell of this command tool (`native`: the agent's own name of
     /// a tool the dialect renamed to `Bash`) keeps its working folder from
     /// one command to the next (Claude Code's `Bash`), so a wrapped
-    /// command carries back the folder it ended in.
-    fn shell_keeps_cwd(&self, _native: Option<&str>) -> bool {
+    /// command carries back the folder it ended in, for a call in `cwd`.
+    fn shell_keeps_cwd(&self, _native: Option<&str>, _cwd: &Path) -> bool {
         false
     }
 

@@ -227,17 +227,28 @@ impl Call<'_> {
                     outcome.reply = Some(HookReply::deny(sandbox_refusal(&why)));
                 }
                 crate::exec::ShellRun::Sandboxed(_) => {
+                    let call = self.input.tool_use_id.as_deref().unwrap_or("call");
                     let wrapped = match (self.host.program, self.input.session_id.as_deref()) {
-                        (Some(program), Some(session)) => crate::exec::wrapped_input(
-                            &program.to_string_lossy(),
-                            self.agent,
-                            session,
-                            self.input.tool_use_id.as_deref().unwrap_or("call"),
-                            &input,
-                            !crate::exec::sandbox_optional(self.host, &rules),
-                            name == "Bash"
-                                && self.dialect.shell_keeps_cwd(self.native.tool.as_deref()),
-                        ),
+                        (Some(program), Some(session)) => {
+                            // The agent's shell keeps its folder: the
+                            // command's last one is carried back to it.
+                            let keeps = name == "Bash"
+                                && self
+                                    .dialect
+                                    .shell_keeps_cwd(self.native.tool.as_deref(), self.cwd);
+                            let script = keeps
+                                .then(|| crate::exec::cwd_script_path(self.host, session, call))
+                                .flatten();
+                            crate::exec::wrapped_input(
+                                &program.to_string_lossy(),
+                                self.agent,
+                                session,
+                                call,
+                                &input,
+                                !crate::exec::sandbox_optional(self.host, &rules),
+                                script.as_deref(),
+                            )
+                        }
                         _ => None,
                     };
                     match wrapped {
