@@ -279,6 +279,7 @@ fn wrapper(program: &str, args: &[&str]) -> Result<(), Unverifiable> {
 
 fn check_program(program: &str, args: &[&str], out: &mut WordsChecked) -> Result<(), Unverifiable> {
     const LIST: &str = "opens the files a list in a file names";
+    short_outputs(program, args, out);
     match program {
         p if PLAIN.contains(&p) => Ok(()),
         "wc" | "du" => deny_options(program, args, &[("--files0-from", LIST)], &[]),
@@ -342,6 +343,35 @@ fn check_program(program: &str, args: &[&str], out: &mut WordsChecked) -> Result
             git::check(args, out)
         }
         _ => Err(unknown(program)),
+    }
+}
+
+/// The files a short output option names in a cluster or joined to it
+/// (`sort -ro FILE`, `sort -oFILE`, `curl -sSoFILE`), which `named` sees
+/// only as a word of its own: written. Over-reports (a value letter before
+/// the option takes the rest), never misses.
+fn short_outputs(program: &str, args: &[&str], out: &mut WordsChecked) {
+    let letters: Vec<char> = programs::output_options(program)
+        .iter()
+        .filter_map(|o| o.strip_prefix('-').filter(|l| l.len() == 1))
+        .filter_map(|l| l.chars().next())
+        .collect();
+    let mut words = args.iter().copied().take_while(|w| *w != "--").peekable();
+    while let Some(word) = words.next() {
+        let Some(cluster) = word.strip_prefix('-').filter(|c| !c.starts_with('-')) else {
+            continue;
+        };
+        if let Some(at) = cluster.find(|c| letters.contains(&c)) {
+            let rest = &cluster[at + 1..];
+            let file = if rest.is_empty() {
+                words.peek().copied()
+            } else {
+                Some(rest)
+            };
+            if let Some(file) = file {
+                out.extra.push(named(program, file, Access::Write));
+            }
+        }
     }
 }
 

@@ -291,6 +291,18 @@ fn what_the_allowed_programs_write_or_search_is_reported() {
         extra("git add src"),
         [("src".to_owned(), Access::Search, false)]
     );
+    // A short output option in a cluster or joined to its file.
+    for line in [
+        "sort -o/h/.bashrc a",
+        "sort -ro /h/.bashrc a",
+        "curl -sSo/h/.bashrc https://example.org",
+    ] {
+        assert_eq!(
+            extra(line),
+            [("/h/.bashrc".to_owned(), Access::Write, false)],
+            "{line}"
+        );
+    }
     assert_eq!(
         extra("git add -A"),
         [(".".to_owned(), Access::Search, true)]
