@@ -2,8 +2,8 @@
 
 mod file_links;
 mod pre_tool;
-mod steering;
 mod session;
+mod steering;
 
 use std::path::{Path, PathBuf};
 
@@ -165,6 +165,20 @@ fn decide(
         for line in crate::aside::sweep_pending(&state.join("sandbox"), &root.root) {
             outcome.note(line);
         }
+    }
+    // A hook process the project may have steered (a `.env` an agent
+    // loaded put `BASH_ENV` or `XDG_CONFIG_HOME` into it) decides nothing
+    // with the config it would read, which may be the project's: a tool
+    // call is denied, nothing else is given, no anchor is recorded.
+    let project = host.root(&cwd).map_or_else(|_| cwd.clone(), |r| r.root);
+    if let Some(why) = steering::steered(host.env, &project) {
+        outcome.note(format!("the hook's environment is the project's: {why}"));
+        if event == "PreToolUse" {
+            outcome.reply = Some(HookReply::deny(format!(
+                "Denied: every tool call of this session.\nWhy: {why}.\nAsk the user to remove it from the project's .env (or the agent's environment) and start the agent again."
+            )));
+        }
+        return outcome;
     }
     // The session's project, rules and config, fixed at its start.
     let anchor = crate::anchor::session_anchor(host, &input, agent, &cwd, &mut outcome.notes);

@@ -32,14 +32,6 @@ impl Call<'_> {
         }
         let restricting =
             rules.restricts_anything() || self.host.config.project_agent_rules.protect_config;
-        // A hook process the project may have steered decides nothing.
-        if restricting && let Some(why) = super::steering::steered(self.host.env, rules.root()) {
-            outcome.note(format!("the hook's environment is the project's: {why}"));
-            outcome.reply = Some(HookReply::deny(format!(
-                "Denied: every tool call of this session.\nWhy: {why}.\nAsk the user to remove it from the project's .env (or the agent's environment) and start the agent again."
-            )));
-            return;
-        }
         let Some(name) = self.input.tool_name.as_deref() else {
             if restricting {
                 outcome.note("no tool_name, and rules restrict tools and files: denied");
