@@ -74,21 +74,73 @@ fn json_has_the_documented_fields_and_counts_tokens() {
     assert_eq!(report.files_total, 5);
     assert!(report.tokens.unwrap() > 10);
     assert!(report.generated.is_none());
-    // src/deep/er/x.rs: `deep/er/` is one line, but two levels: x.rs is
-    // at depth 4, below the default of 3 (`tree -L 3`).
-    assert!(report.partial, "{report:?}");
-    assert_eq!(report.partial_reasons, ["max_depth 3"]);
+    // No depth limit by default: src/deep/er/x.rs, four levels down, is
+    // named; a depth given by hand cuts exactly there (`tree -L 3`).
+    assert!(!report.partial, "{report:?}");
+    assert_eq!(report.max_depth, None);
     assert!(
-        report.text.contains("  deep/er/ (1 file)\n"),
+        report.text.contains("  deep/er/\n    x.rs\n"),
         "{}",
         report.text
     );
-    let (_, stdout, _) =
-        run(t
-            .cmd()
-            .args(["files", "--json", "--no-timestamp", "--max-depth", "1"]));
-    let report: agentctx_types::FileListReport = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(report.partial_reasons, ["max_depth 1"]);
+    for (depth, shown) in [
+        ("3", "  deep/er/ (1 file)\n"),
+        ("1", "src/ (2 files, 2 dirs)\n"),
+    ] {
+        let (_, stdout, _) =
+            run(t
+                .cmd()
+                .args(["files", "--json", "--no-timestamp", "--max-depth", depth]));
+        let report: agentctx_types::FileListReport = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(report.partial_reasons, [format!("max_depth {depth}")]);
+        assert!(report.text.contains(shown), "{}", report.text);
+    }
+}
+
+#[test]
+fn a_home_folder_is_listed_as_no_project_without_its_tools_state() {
+    let t = project();
+    for file in [
+        ".claude/debug/session.txt",
+        ".ssh/id_ed25519",
+        ".bashrc",
+        "notes/todo.md",
+    ] {
+        t.write(&format!("home/{file}"), "x\n");
+    }
+    let reason = "no project root found: dot files and folders not listed";
+    let (code, stdout, stderr) = run(t
+        .cmd()
+        .args(["files", "--no-timestamp"])
+        .current_dir(&t.home));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.starts_with(&format!(
+            "<project_files root=\"home\" format=\"tree\" partial=\"{reason}\">\nnotes/\n  todo.md\n"
+        )),
+        "{stdout}"
+    );
+    for private in [".claude", ".ssh", ".bashrc", "debug"] {
+        assert!(!stdout.contains(private), "{private}:\n{stdout}");
+    }
+    // A folder without a root marker is no project either; the session's
+    // context says so too.
+    t.write("scratch/.env", "TOKEN=x\n");
+    t.write("scratch/notes.md", "x\n");
+    let scratch = t.dir.path().join("scratch");
+    let (_, stdout, _) = run(t.cmd().args(["context"]).current_dir(&scratch));
+    assert!(stdout.contains(reason), "{stdout}");
+    assert!(
+        stdout.contains("notes.md") && !stdout.contains(".env"),
+        "{stdout}"
+    );
+    // A project (its `.git`) lists its own dot folders and says nothing.
+    t.write("project/.github/workflows/ci.yml", "x\n");
+    let (_, stdout, _) = run(t.cmd().args(["files", "--no-timestamp"]));
+    assert!(
+        stdout.contains(".github/") && !stdout.contains(reason),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -236,6 +288,7 @@ fn the_configured_budget_is_used_by_context_and_files() {
         }
     }
     t.write("project/README.md", "x\n");
+    t.write("project/.git/HEAD", "x\n");
     t.write(
         "project/.agentctx.yaml",
         "file_list_context:\n  token_budget: 120\n",

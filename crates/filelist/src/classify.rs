@@ -92,7 +92,7 @@ const SOURCE_DIRS: [&str; 12] = [
 const TEST_DIRS: [&str; 4] = ["tests", "test", "spec", "__tests__"];
 
 /// Directories of little use in a first look (case-insensitive).
-const LOW_DIRS: [&str; 26] = [
+const LOW_DIRS: [&str; 33] = [
     "docs",
     "doc",
     "documentation",
@@ -119,7 +119,22 @@ const LOW_DIRS: [&str; 26] = [
     "translations",
     "artwork",
     "logos",
+    // Code that shows the project rather than being it: a JS monorepo's
+    // hundred playground packages must not take the budget its own
+    // packages' sources need.
+    "examples",
+    "example",
+    "samples",
+    "sample",
+    "playground",
+    "demo",
+    "demos",
 ];
+
+/// A folder that holds tests (`tests`, `__tests__`, ...).
+pub fn is_test_dir(name: &str) -> bool {
+    TEST_DIRS.iter().any(|w| w.eq_ignore_ascii_case(name))
+}
 
 /// Every node's class, by id, down to `max_depth` (the root's children
 /// are depth 1); deeper nodes are left Normal: no ranking looks at them,
@@ -159,12 +174,17 @@ fn own_class(tree: &Tree, node: &Node, at_root: bool) -> Class {
             .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
     };
     if node.is_dir {
+        // A name of little use wins over a package marker: a JS
+        // monorepo's `docs/` and `playground/` are workspace packages too.
+        if listed(&LOW_DIRS) {
+            return Class::Low;
+        }
         if is_package(tree, node) || listed(&SOURCE_DIRS) || (at_root && listed(&TEST_DIRS)) {
             return Class::High;
         }
         // `.github` is High above; other tool folders (`.circleci`,
         // `.husky`, `.devcontainer`) are Low, as are meaningless names.
-        if listed(&LOW_DIRS) || name.starts_with('.') || is_dated(name) || is_hash_like(name) {
+        if name.starts_with('.') || is_dated(name) || is_hash_like(name) {
             return Class::Low;
         }
         return Class::Normal;

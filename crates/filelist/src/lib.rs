@@ -57,9 +57,10 @@ pub use tokens::Tokenizer;
 pub struct FileListOptions {
     /// Tree, flat or compact.
     pub format: FileListFormat,
-    /// Deepest level shown; the root's children are depth 1, and a chain of
-    /// single-child directories is one level. `None`: 3 without a token
-    /// budget, no limit with one (the budget decides).
+    /// Deepest level shown, as `tree -L` counts: the root's children are
+    /// depth 1, and every folder of a chain of single-child folders is a
+    /// level. `None`: no limit (the entry limit or the budget cuts by the
+    /// ranking, which shows a source tree deeper than its documentation).
     pub max_depth: Option<usize>,
     /// Entries shown at most (files, directories and grouped runs each
     /// count once). `None`: 500 without a token budget, no limit with one.
@@ -72,6 +73,11 @@ pub struct FileListOptions {
     pub mtimes: bool,
     /// Follow symlinks while walking.
     pub follow_links: bool,
+    /// The root is no project's: no root marker was found (a home folder,
+    /// a scratch folder). Dot files and folders, where tools keep their
+    /// private state (`~/.claude/`, `~/.ssh/`), are not listed, and the
+    /// listing says that no project root was found.
+    pub outside_project: bool,
     /// Stop walking after this long.
     pub timeout: Duration,
     /// Walking threads: 0 picks from the available cores, 1 walks in the
@@ -108,6 +114,7 @@ impl Default for FileListOptions {
             sizes: false,
             mtimes: false,
             follow_links: false,
+            outside_project: false,
             timeout: Duration::from_secs(30),
             threads: 0,
             default_excludes: true,
@@ -152,7 +159,14 @@ impl FileListOptions {
 
 /// Walks `root` and renders its file list.
 pub fn list_local(root: &Path, options: &FileListOptions) -> Result<FileListReport, FileListError> {
-    let filters = Filters::new(options.default_excludes, &options.exclude, &options.include)?;
+    let filters = if options.outside_project {
+        // Pruned by the walk: a home's tool caches are never entered.
+        let mut exclude = options.exclude.clone();
+        exclude.push(".*".to_owned());
+        Filters::new(options.default_excludes, &exclude, &options.include)?
+    } else {
+        Filters::new(options.default_excludes, &options.exclude, &options.include)?
+    };
     let walk_options = walk::WalkOptions {
         follow_links: options.follow_links,
         sizes: options.sizes,
@@ -164,6 +178,9 @@ pub fn list_local(root: &Path, options: &FileListOptions) -> Result<FileListRepo
     let mut listing = walk::walk(root, &filters, &walk_options)?;
     #[cfg(feature = "git-index")]
     tracked::add_tracked(root, &filters, &mut listing, &walk_options);
+    if options.outside_project {
+        listing.notes.push(SourceNote::OutsideProject);
+    }
     render_keyed(&listing, &filters, options, &root.to_string_lossy())
 }
 
@@ -177,10 +194,11 @@ pub fn render_remote(
     render_keyed(listing, &filters, options, &listing.root_name)
 }
 
-/// Entries and depth without a token budget and without a limit of one's own.
+/// Entries shown without a token budget and without a limit of one's own.
 pub const DEFAULT_MAX_FILES: usize = 500;
-/// See [`DEFAULT_MAX_FILES`].
-pub const DEFAULT_MAX_DEPTH: usize = 3;
+/// How deep a truncated GitHub tree is read level by level when no depth
+/// is given (the listing itself has no depth limit unless one is given).
+pub const DEFAULT_COMPLETION_DEPTH: usize = 3;
 
 /// Renders a listing from any source (the local walk, a hosting API).
 pub fn render_listing(
@@ -211,15 +229,13 @@ fn render_keyed(
     );
     let tree = tree::Tree::build(listing, filters);
     // With a budget, the budget is the limit; limits given still apply.
-    let (max_depth, max_files) = match options.token_budget {
-        None => (
-            options.max_depth.unwrap_or(DEFAULT_MAX_DEPTH),
-            options.max_files.unwrap_or(DEFAULT_MAX_FILES),
-        ),
-        Some(_) => (
-            options.max_depth.unwrap_or(usize::MAX),
-            options.max_files.unwrap_or(usize::MAX),
-        ),
+    // A depth is a limit only when given: by default the ranking decides
+    // how deep each part of the tree is shown (a source tree deeper than
+    // its documentation).
+    let max_depth = options.max_depth.unwrap_or(usize::MAX);
+    let max_files = match options.token_budget {
+        None => options.max_files.unwrap_or(DEFAULT_MAX_FILES),
+        Some(_) => options.max_files.unwrap_or(usize::MAX),
     };
     // A listing no limit can cut is the whole tree: neither ranked nor
     // classified (the compact format still needs the classes).
@@ -241,7 +257,15 @@ fn render_keyed(
     let order = if whole {
         select::Order::all(&tree, options.group)
     } else {
-        select::Order::new(&tree, &classes, max_depth.max(1), options.group)
+        // No listing takes more than `max_files` entries (500 without a
+        // budget): the rest of the tree need not be ranked.
+        select::Order::new(
+            &tree,
+            &classes,
+            max_depth.max(1),
+            options.group,
+            max_files.max(1),
+        )
     };
     let render_options = render::RenderOptions {
         format: options.format,
@@ -280,7 +304,8 @@ fn render_keyed(
                     max_files: usize::MAX,
                     ..render_options.clone()
                 };
-                let unlimited = select::Order::new(&tree, &classes, usize::MAX, options.group);
+                let unlimited =
+                    select::Order::new(&tree, &classes, usize::MAX, options.group, usize::MAX);
                 let full = render::render(listing, &tree, &classes, &unlimited, &whole);
                 if full.text.len() <= r.text.len() {
                     r = full;

@@ -72,6 +72,9 @@ pub enum SourceNote {
         /// Which source.
         source: String,
     },
+    /// No project root was found: the listing is of a home or a scratch
+    /// folder, without its dot files and folders.
+    OutsideProject,
 }
 
 /// Everything a source found.

@@ -103,6 +103,9 @@ pub fn render(
                 notes.push(format!("{source} gives no sizes"))
             }
             SourceNote::NoSizes { .. } => {}
+            SourceNote::OutsideProject => {
+                reasons.push("no project root found: dot files and folders not listed".to_owned())
+            }
             SourceNote::CompleteTo { depth } => notes.push(format!(
                 "GitHub truncated its answer: complete to depth {depth}"
             )),

@@ -6,10 +6,12 @@
 //! every top-level entry comes before anything at depth two, and a
 //! directory cut short is still named, with its counts. Among the entries
 //! waiting, an entry's tier is its distance from the root plus its class's
-//! cost (High 0, Normal 1, Low 5), where a level costs 2, or 1 inside a
-//! High directory (a package or a source root: the code is what an agent
-//! looks for). Ties go round-robin across directories (an entry's rank
-//! among its siblings), then to display order. A listing of N entries is
+//! cost (High 0, Normal 1, Low 5), where a level costs 2, or 1 inside the
+//! code (below a package or a source root, down through every folder that
+//! is neither Low nor a test folder: the code is what an agent looks for).
+//! A unit that holds back its siblings' children (they wait for it) is
+//! promoted to their tier. Ties go round-robin across directories (an
+//! entry's rank among its siblings), then to display order. A listing of N entries is
 //! the first N of the order ([`Order::select`]), so the entry limit and the
 //! token budget cut by the same ranking, and a budget search costs one
 //! ranking and a cheap selection per attempt.
@@ -98,6 +100,25 @@ fn cost(class: Class) -> usize {
     }
 }
 
+/// Whether directory `id` is inside the code, its parent being inside it
+/// or not: a package or source root starts the code, and every folder
+/// below it that is neither Low nor a test folder stays in it
+/// (`src/node/server/`), so a source tree costs half a level per level
+/// however deep it goes, while documentation, fixtures, tests (a
+/// package's own or the root's `tests/`, and their recorded cassettes),
+/// `.github/` and folders of no known use cost a whole one.
+fn in_code(tree: &Tree, classes: &[Class], id: usize, parent_in_code: bool) -> bool {
+    let name = tree.nodes[id].name;
+    if name.starts_with('.') || crate::classify::is_test_dir(name) {
+        return false;
+    }
+    match classes[id] {
+        Class::High => true,
+        Class::Normal => parent_in_code,
+        Class::Low => false,
+    }
+}
+
 /// A unit that waits to be ranked.
 #[derive(Clone)]
 struct Waiting {
@@ -105,11 +126,27 @@ struct Waiting {
     depth: usize,
     /// Its distance from the root (see [`Order::new`]).
     base: usize,
+    /// Its tier: its distance plus its class's cost, or less when it was
+    /// promoted (see [`Order::new`]).
+    tier: usize,
+    /// Its place among its siblings, the tie-break within a tier.
+    rank: usize,
+    /// Taken into the order (a promoted unit is in the heap twice).
+    ranked: bool,
 }
 
 impl Order {
-    /// Ranks every entry of `tree` down to `max_depth`.
-    pub fn new(tree: &Tree, classes: &[Class], max_depth: usize, group: bool) -> Self {
+    /// Ranks the entries of `tree` down to `max_depth`, best first, the
+    /// first `limit` of them (a listing of at most `limit` entries needs
+    /// no more: the default's 500 of a 100,000-file tree are ranked
+    /// without ranking the rest).
+    pub fn new(
+        tree: &Tree,
+        classes: &[Class],
+        max_depth: usize,
+        group: bool,
+        limit: usize,
+    ) -> Self {
         let n = tree.nodes.len();
         let mut order = Self {
             picks: Vec::new(),
@@ -126,6 +163,7 @@ impl Order {
         let enqueue = |order: &mut Self,
                        heap: &mut BinaryHeap<Reverse<(usize, usize, usize)>>,
                        waiting: &mut Vec<Waiting>,
+                       first_waiting: &mut Vec<usize>,
                        dir: usize,
                        depth: usize,
                        base: usize| {
@@ -141,6 +179,7 @@ impl Order {
             for (r, &p) in by_rank.iter().enumerate() {
                 rank[p] = r;
             }
+            first_waiting[dir] = waiting.len();
             for (pos, unit) in dir_units.iter().enumerate() {
                 let tier = base + cost(classes[unit.first()]);
                 heap.push(Reverse((tier, rank[pos], waiting.len())));
@@ -152,19 +191,46 @@ impl Order {
                     },
                     depth,
                     base,
+                    tier,
+                    rank: rank[pos],
+                    ranked: false,
                 });
             }
             order.units[dir] = Some(dir_units);
         };
-        enqueue(&mut order, &mut heap, &mut waiting, ROOT, 1, STEP);
+        // Per directory: where its units start in `waiting`.
+        let mut first_waiting = vec![0usize; n];
+        enqueue(
+            &mut order,
+            &mut heap,
+            &mut waiting,
+            &mut first_waiting,
+            ROOT,
+            1,
+            STEP,
+        );
         // Per directory: its units not ranked yet, and its subdirectories
         // whose children wait until every unit of it is ranked (a
         // directory names all its children before any grandchild).
         let mut remaining = vec![0usize; n];
         remaining[ROOT] = order.units[ROOT].as_ref().map_or(0, Vec::len);
         let mut deferred: Vec<Vec<(usize, usize, usize)>> = vec![Vec::new(); n];
+        // Per directory: inside the code (see [`in_code`]).
+        let mut code = vec![false; n];
+        // Per directory: the lowest tier its units were promoted to.
+        let mut promoted = vec![usize::MAX; n];
         while let Some(Reverse((_, _, index))) = heap.pop() {
-            let Waiting { pick, depth, base } = waiting[index];
+            if order.counted >= limit {
+                break;
+            }
+            if waiting[index].ranked {
+                // Promoted and ranked already: this is its first place.
+                continue;
+            }
+            waiting[index].ranked = true;
+            let Waiting {
+                pick, depth, base, ..
+            } = waiting[index];
             let parent = pick.dir;
             let head = match order.unit(pick) {
                 Some(&Unit::Node(id)) if tree.nodes[id].is_dir && !tree.nodes[id].submodule => {
@@ -179,6 +245,7 @@ impl Order {
                 // The chain's links come with their head, each a level
                 // deeper: a chain stops at `max_depth` like any path.
                 let mut last_depth = depth;
+                let mut last_code = in_code(tree, classes, last, code[parent]);
                 while let [only] = tree.nodes[last].children[..] {
                     if !tree.nodes[only].is_dir
                         || tree.nodes[only].submodule
@@ -194,22 +261,48 @@ impl Order {
                     });
                     last = only;
                     last_depth += 1;
+                    last_code = in_code(tree, classes, last, last_code);
                 }
+                code[last] = last_code;
                 if last_depth < max_depth {
-                    // Inside a package or source directory, a level costs half.
-                    let step = if classes[last] == Class::High {
-                        STEP / 2
-                    } else {
-                        STEP
-                    };
-                    deferred[parent].push((last, last_depth + 1, base + step));
+                    // Inside the code, a level costs half.
+                    let step = if last_code { STEP / 2 } else { STEP };
+                    let children_base = base + step;
+                    deferred[parent].push((last, last_depth + 1, children_base));
+                    // Its children wait for every sibling: a sibling that
+                    // would come later than they could (a package's
+                    // LICENSE beside its `src/`) is promoted to their
+                    // tier, so a few Low names never hold a source tree
+                    // back behind everything else of their tier. The
+                    // siblings' children start at one of two tiers: each
+                    // directory is scanned at most twice.
+                    if children_base < promoted[parent] {
+                        promoted[parent] = children_base;
+                        let start = first_waiting[parent];
+                        let count = order.units[parent].as_ref().map_or(0, Vec::len);
+                        for (sibling, entry) in waiting[start..start + count].iter_mut().enumerate()
+                        {
+                            if !entry.ranked && entry.tier > children_base {
+                                entry.tier = children_base;
+                                heap.push(Reverse((children_base, entry.rank, start + sibling)));
+                            }
+                        }
+                    }
                 } else if !tree.nodes[last].children.is_empty() {
                     order.capped[last] = true;
                 }
             }
             if remaining[parent] == 0 {
                 for (dir, depth, base) in std::mem::take(&mut deferred[parent]) {
-                    enqueue(&mut order, &mut heap, &mut waiting, dir, depth, base);
+                    enqueue(
+                        &mut order,
+                        &mut heap,
+                        &mut waiting,
+                        &mut first_waiting,
+                        dir,
+                        depth,
+                        base,
+                    );
                     remaining[dir] = order.units[dir].as_ref().map_or(0, Vec::len);
                 }
             }
@@ -405,6 +498,51 @@ mod tests {
     use crate::listing::{Entry, Listing};
 
     #[test]
+    fn a_ranking_cut_at_n_entries_selects_what_the_whole_one_does() {
+        let mut entries: Vec<Entry> = [
+            "README.md",
+            "Cargo.toml",
+            "crates/a/Cargo.toml",
+            "crates/a/LICENSE",
+            "crates/a/src/lib.rs",
+            "crates/a/src/deep/er/x.rs",
+            "crates/a/src/deep/y.rs",
+            "docs/guide/a.md",
+            "docs/b.md",
+            "tests/t_001.rs",
+            "tests/t_002.rs",
+            "tests/t_003.rs",
+            "only/child/chain/leaf.txt",
+        ]
+        .into_iter()
+        .map(Entry::file)
+        .collect();
+        entries.push(Entry::dir("empty"));
+        let listing = Listing {
+            root_name: "r".into(),
+            entries,
+            ..Listing::default()
+        };
+        let filters = Filters::new(false, &[], &[]).unwrap();
+        let tree = Tree::build(&listing, &filters);
+        let classes = crate::classify::classify(&tree, usize::MAX);
+        let whole = Order::new(&tree, &classes, usize::MAX, true, usize::MAX);
+        for n in 0..=whole.len() {
+            let cut = Order::new(&tree, &classes, usize::MAX, true, n);
+            assert_eq!(cut.len(), n);
+            let (a, b) = (cut.select(&tree, n), whole.select(&tree, n));
+            assert_eq!(a.shown, b.shown, "{n}");
+            for dir in 0..tree.nodes.len() {
+                assert_eq!(a.units_of(dir), b.units_of(dir), "{n}: {dir}");
+            }
+            assert_eq!(
+                (a.cut_by_depth, a.cut_by_entries),
+                (b.cut_by_depth, b.cut_by_entries)
+            );
+        }
+    }
+
+    #[test]
     fn everything_without_ranking_is_what_the_ranking_shows_in_full() {
         let mut entries = Vec::new();
         for path in [
@@ -430,7 +568,7 @@ mod tests {
         let classes = crate::classify::classify(&tree, usize::MAX);
         for group in [true, false] {
             let (ranked, all) = (
-                Order::new(&tree, &classes, usize::MAX, group),
+                Order::new(&tree, &classes, usize::MAX, group, usize::MAX),
                 Order::all(&tree, group),
             );
             let ranked = ranked.select(&tree, usize::MAX);

@@ -161,7 +161,8 @@ fn file_list(
 /// the rule file's `file_list` give (patterns added, depth and format
 /// replaced), with line counts kept in [`token_cache`]. The rules know the
 /// root; without them (rules that failed to load) it is found again.
-/// Callers put their own flags on top.
+/// A root that no marker makes a project's (a home, a scratch folder) is
+/// listed `outside_project`. Callers put their own flags on top.
 pub fn file_list_setup(
     host: &Host<'_>,
     cwd: &Path,
@@ -174,7 +175,24 @@ pub fn file_list_setup(
     let overrides = rules.map(|r| r.rule_set().file_list).unwrap_or_default();
     let options = FileListOptions {
         token_cache: token_cache(host),
+        outside_project: !is_project_root(host, &root),
         ..FileListOptions::layered(&host.config.file_list_context, &overrides)
     };
     Ok((root, options))
+}
+
+/// Whether `root` is a project's root: set by hand, or holding a root
+/// marker (never the home folder, which no marker makes a root). The root
+/// may come from the session's anchor or the rules, so it is asked again
+/// rather than taken from how it was found.
+fn is_project_root(host: &Host<'_>, root: &Path) -> bool {
+    use agentctx_types::RootSource;
+    match host.root(root) {
+        Ok(found) => match found.source {
+            RootSource::Override => true,
+            RootSource::Marker => found.root == root,
+            RootSource::Cwd => false,
+        },
+        Err(_) => false,
+    }
 }

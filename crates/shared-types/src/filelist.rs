@@ -13,9 +13,10 @@ use crate::PositiveInt;
 pub struct FileListConfig {
     /// `false`: no file list in the composed context.
     pub enabled: bool,
-    /// Deepest level listed; the root's children are depth 1 and a chain of
-    /// single-child directories is one level. Unset: 3, or no limit with a
-    /// `token_budget`.
+    /// Deepest level listed, as `tree -L` counts: the root's children are
+    /// depth 1 and every folder of a chain of single-child folders is a
+    /// level. Unset: no limit (the entry limit or the token budget cuts by
+    /// the ranking).
     pub max_depth: Option<PositiveInt>,
     /// How the listing is rendered.
     pub format: FileListFormat,
@@ -125,7 +126,7 @@ pub struct FileListReport {
     pub partial_reasons: Vec<String>,
     /// Tokens of `text` with the chosen tokenizer.
     pub tokens: Option<u64>,
-    /// The depth limit actually used (a budget lifts the default); `null`: none.
+    /// The depth limit actually used (only one given); `null`: none.
     pub max_depth: Option<u64>,
     /// The entry limit actually used; `null`: none.
     pub max_files: Option<u64>,

@@ -236,14 +236,14 @@ fn write_cache(path: &Path, entry: &CacheEntry) {
 }
 
 /// How deep a truncated GitHub tree is completed for `options`: the depth
-/// given; else the default depth without a budget, one level more with
-/// one (a budget rarely shows deeper; what the truncated answer held
-/// below is kept).
+/// given; else [`DEFAULT_COMPLETION_DEPTH`](crate::DEFAULT_COMPLETION_DEPTH)
+/// without a budget, one level more with one (each level is requests, and
+/// what the truncated answer held below is kept).
 pub fn completion_depth(options: &crate::FileListOptions) -> usize {
     match (options.max_depth, options.token_budget) {
         (Some(depth), _) => depth,
-        (None, None) => crate::DEFAULT_MAX_DEPTH,
-        (None, Some(_)) => crate::DEFAULT_MAX_DEPTH + 1,
+        (None, None) => crate::DEFAULT_COMPLETION_DEPTH,
+        (None, Some(_)) => crate::DEFAULT_COMPLETION_DEPTH + 1,
     }
 }
 
