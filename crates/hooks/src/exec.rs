@@ -284,27 +284,12 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
     {
         let _ = std::fs::create_dir(anchor.root.join(own));
     }
-    // Copilot CLI runs the hooks of `.github/hooks/` in the folder a
-    // session starts in, and reads its settings from `.github/copilot/`,
-    // whether agentctx is installed for it or not: both exist, empty
-    // (invisible to git), in the root and the session's folder, so the
-    // kernel keeps them read-only; a command cannot make the next Copilot
-    // session run its hook.
     if anchor.config.project_agent_rules.protect_config {
         let start = anchor
             .start_dir
             .starts_with(&anchor.root)
-            .then_some(&anchor.start_dir);
-        for dir in std::iter::once(&anchor.root).chain(start) {
-            for folder in crate::protect::COPILOT_FOLDERS {
-                let path = dir.join(folder);
-                if std::fs::symlink_metadata(&path).is_err()
-                    && std::fs::symlink_metadata(dir.join(".github")).map_or(true, |m| m.is_dir())
-                {
-                    let _ = std::fs::create_dir_all(&path);
-                }
-            }
-        }
+            .then_some(anchor.start_dir.as_path());
+        crate::protect::make_copilot_folders(&anchor.root, start);
     }
     // The protected names a command could create (nothing can be bound
     // where nothing is): looked for again when it has ended, and kept
@@ -532,6 +517,11 @@ pub fn codex_permissions(
     }
     if let Some(cache) = host.env.xdg_dir("XDG_CACHE_HOME", ".cache") {
         let _ = std::fs::create_dir_all(cache.join("agentctx"));
+    }
+    // Copilot CLI's folders, as `agentctx exec` makes them: read-only in
+    // Codex's sandbox too, where `exec` checks that they are.
+    if host.config.project_agent_rules.protect_config {
+        crate::protect::make_copilot_folders(root, host.anchor.map(|a| a.start_dir.as_path()));
     }
     let plan = plan_for(host, &rules, true, None)?;
     let root = rules.root();

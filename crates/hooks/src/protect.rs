@@ -40,6 +40,29 @@ pub(crate) const PROTECTED_NAMES: [&str; 9] = [
 /// it runs, and its settings.
 pub(crate) const COPILOT_FOLDERS: [&str; 2] = [".github/hooks", ".github/copilot"];
 
+/// Makes Copilot CLI's folders, empty, in `root` and the session's folder
+/// `start` (when inside it) where they are missing: Copilot CLI runs the
+/// hooks of `.github/hooks/` in the folder a session starts in, and reads
+/// its settings from `.github/copilot/`, whether agentctx is installed for
+/// it or not; existing, they are kept read-only by the kernel, so no
+/// command can make the next Copilot session run its hook. Empty folders
+/// are invisible to git. A `.github` that is a link is left alone.
+pub(crate) fn make_copilot_folders(root: &Path, start: Option<&Path>) {
+    let start = start.filter(|s| s.starts_with(root));
+    for dir in std::iter::once(root).chain(start) {
+        let github = dir.join(".github");
+        if std::fs::symlink_metadata(&github).is_ok_and(|m| !m.is_dir()) {
+            continue;
+        }
+        for folder in COPILOT_FOLDERS {
+            let path = dir.join(folder);
+            if std::fs::symlink_metadata(&path).is_err() {
+                let _ = std::fs::create_dir_all(&path);
+            }
+        }
+    }
+}
+
 /// The environment file Gemini CLI and Qwen Code load into their own
 /// environment from the folder a session starts in, or the nearest folder
 /// above it that has one (up to `/`), and that their hook commands
