@@ -56,6 +56,13 @@ pub enum SourceNote {
         /// Root-relative paths.
         paths: Vec<String>,
     },
+    /// Symlinks the walk did not follow because they lead back to a folder
+    /// they are in (following links).
+    LinkCycles {
+        /// Each link and the folder it leads back to, root-relative (`.`:
+        /// the root).
+        links: Vec<(String, String)>,
+    },
     /// A hosting API cut the listing (remote sources).
     Truncated {
         /// Who cut it, e.g. `GitHub`.

@@ -98,6 +98,15 @@ pub fn render(
                 plural(paths.len(), "directory", "directories"),
                 paths.join(", ")
             )),
+            SourceNote::LinkCycles { links } => reasons.push(format!(
+                "{} not followed: {}",
+                plural(links.len(), "symlink cycle", "symlink cycles"),
+                links
+                    .iter()
+                    .map(|(link, folder)| format!("{link} -> {folder}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
             SourceNote::Truncated { by } => reasons.push(format!("truncated by {by}")),
             SourceNote::NoSizes { source } if options.sizes => {
                 notes.push(format!("{source} gives no sizes"))

@@ -27,7 +27,8 @@ pub struct WalkOptions {
 /// Walks `root`: `.gitignore` files (also outside a git repository),
 /// `.ignore`, `.git/info/exclude` and the global git excludes are honoured;
 /// hidden files are listed unless excluded; excluded directories are never
-/// entered. Unreadable directories and non-UTF-8 names do not stop the walk.
+/// entered. Unreadable directories, symlink cycles (when following links)
+/// and non-UTF-8 names do not stop the walk.
 pub fn walk(
     root: &Path,
     filters: &Filters,
@@ -148,6 +149,12 @@ pub fn walk(
     }
     listing.entries = std::mem::take(&mut all.entries);
     listing.non_utf8_names = all.non_utf8;
+    let mut cycles = std::mem::take(&mut all.cycles);
+    if !cycles.is_empty() {
+        cycles.sort();
+        cycles.dedup();
+        listing.notes.push(SourceNote::LinkCycles { links: cycles });
+    }
     let mut unreadable = all.unreadable;
     if let Ok(mut list) = blocked.lock() {
         unreadable.append(&mut list);
@@ -176,6 +183,8 @@ fn regular_or_absent(path: &Path) -> bool {
 struct Batch {
     entries: Vec<Entry>,
     unreadable: Vec<String>,
+    /// Links that lead back to a folder they are in: (link, that folder).
+    cycles: Vec<(String, String)>,
     non_utf8: usize,
     timed_out: bool,
 }
@@ -200,6 +209,7 @@ impl Collected {
             all.entries.append(&mut batch.entries);
         }
         all.unreadable.append(&mut batch.unreadable);
+        all.cycles.append(&mut batch.cycles);
         all.non_utf8 += batch.non_utf8;
         all.timed_out |= batch.timed_out;
     }
@@ -223,7 +233,10 @@ impl Context<'_> {
         let entry = match result {
             Ok(entry) => entry,
             Err(error) => {
-                batch.unreadable.push(error_path(self.root, &error));
+                match cycle(self.root, &error) {
+                    Some(link) => batch.cycles.push(link),
+                    None => batch.unreadable.push(error_path(self.root, &error)),
+                }
                 return;
             }
         };
@@ -314,6 +327,28 @@ fn relative_text(text: &str, root_len: usize) -> Option<&str> {
     Some(rest.strip_prefix('/').unwrap_or(rest))
 }
 
+/// A symlink cycle the walk met while following links: the link and the
+/// folder it leads back to, root-relative (`.` for the root).
+fn cycle(root: &Path, error: &ignore::Error) -> Option<(String, String)> {
+    let relative = |path: &Path| match path.strip_prefix(root) {
+        Ok(rest) if rest.as_os_str().is_empty() => ".".to_owned(),
+        Ok(rest) => rest.to_string_lossy().into_owned(),
+        Err(_) => path.to_string_lossy().into_owned(),
+    };
+    let mut current = error;
+    loop {
+        match current {
+            ignore::Error::Loop { ancestor, child } => {
+                return Some((relative(child), relative(ancestor)));
+            }
+            ignore::Error::WithPath { err, .. }
+            | ignore::Error::WithDepth { err, .. }
+            | ignore::Error::WithLineNumber { err, .. } => current = err,
+            _ => return None,
+        }
+    }
+}
+
 fn error_path(root: &Path, error: &ignore::Error) -> String {
     let mut current = error;
     loop {
@@ -327,13 +362,6 @@ fn error_path(root: &Path, error: &ignore::Error) -> String {
             }
             ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
                 current = err
-            }
-            ignore::Error::Loop { child, .. } => {
-                return child
-                    .strip_prefix(root)
-                    .unwrap_or(child)
-                    .to_string_lossy()
-                    .into_owned();
             }
             other => return other.to_string(),
         }

@@ -416,10 +416,11 @@ fn unreadable_directory_does_not_stop_the_walk_and_is_reported() {
     let root_can_read = fs::read_dir(&locked).is_ok();
     let l = if root_can_read {
         // Running as root (as CI does), permissions do not lock anything:
-        // make the walk fail on a directory another way, a symlink loop
-        // that following links has to report.
+        // make the walk fail on a directory another way, a link it is told
+        // to follow to a folder that is not there (a symlink cycle is
+        // reported as one: `a_symlink_cycle_with_follow_is_...`).
         fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
-        std::os::unix::fs::symlink(&locked, locked.join("inner/loop")).unwrap();
+        std::os::unix::fs::symlink(root.path().join("gone"), locked.join("inner/gone")).unwrap();
         list(root.path(), FileListFormat::Tree, |o| o.follow_links = true)
     } else {
         list(root.path(), FileListFormat::Tree, |_| {})
@@ -433,6 +434,35 @@ fn unreadable_directory_does_not_stop_the_walk_and_is_reported() {
         "{:?}",
         l.partial_reasons
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_cycle_with_follow_is_reported_as_a_cycle_with_its_path() {
+    let root = tempfile::tempdir().unwrap();
+    fs::create_dir_all(root.path().join("a/inner")).unwrap();
+    fs::write(root.path().join("a/inner/kept.txt"), "").unwrap();
+    // One link back to its parent's parent, one to the root itself.
+    std::os::unix::fs::symlink("..", root.path().join("a/inner/up")).unwrap();
+    std::os::unix::fs::symlink(root.path(), root.path().join("a/to_root")).unwrap();
+    for threads in [1, 2] {
+        let l = list(root.path(), FileListFormat::Tree, |o| {
+            o.follow_links = true;
+            o.threads = threads;
+        });
+        assert!(l.text.contains("kept.txt"), "{}", l.text);
+        assert_eq!(
+            l.partial_reasons,
+            ["2 symlink cycles not followed: a/inner/up -> a, a/to_root -> ."],
+            "{}",
+            l.text
+        );
+        assert!(!l.text.contains("unreadable"), "{}", l.text);
+    }
+    // Not following links, a link is only a name: no cycle to report.
+    let l = list(root.path(), FileListFormat::Tree, |_| {});
+    assert!(l.partial_reasons.is_empty(), "{:?}", l.partial_reasons);
+    assert!(l.text.contains("up@"), "{}", l.text);
 }
 
 #[test]
