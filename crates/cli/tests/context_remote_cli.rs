@@ -9,7 +9,7 @@ mod common;
 mod server;
 
 use common::{TestEnv, run};
-use server::{Server, ok};
+use server::{Reply, Server, ok};
 
 const SHA: &str = "c0ffee0000000000000000000000000000000001";
 
@@ -79,24 +79,58 @@ fn a_remote_repository_gets_its_file_list_and_its_own_agents_md() {
 }
 
 #[test]
-fn an_unreachable_api_leaves_the_file_list_out_with_a_warning() {
+fn a_repository_that_cannot_be_listed_is_exit_2_naming_it_and_why() {
     let t = TestEnv::new();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
+    let refused = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let (code, stdout, stderr) = run(t.cmd().args([
-        "context",
-        "--github",
-        "acme/app",
-        "--api-url",
-        &format!("http://127.0.0.1:{port}"),
-    ]));
-    assert_eq!(code, 0, "{stderr}");
-    assert!(!stdout.contains("project_files"), "{stdout}");
-    assert!(
-        stderr.contains("file list left out: acme/app: cannot connect"),
-        "{stderr}"
+    let limited = Server::start();
+    limited.route(
+        "/repos/acme/app/commits/main",
+        Reply {
+            status: 403,
+            headers: vec![
+                ("x-ratelimit-remaining".into(), "0".into()),
+                ("x-ratelimit-reset".into(), "1795255200".into()),
+            ],
+            ..ok("{}".into())
+        },
     );
+    let empty = Server::start();
+    for (platform, name, api, message) in [
+        (
+            "--github",
+            "acme/app@main",
+            format!("http://127.0.0.1:{refused}"),
+            "error: acme/app: cannot connect to 127.0.0.1",
+        ),
+        (
+            "--github",
+            "acme/app@main",
+            limited.base.clone(),
+            "error: acme/app: rate limited by GitHub; the limit resets at 2026-11-21T10:00:00Z",
+        ),
+        (
+            "--github",
+            "acme/app@main",
+            empty.base.clone(),
+            "error: acme/app: not found, or private (ref main)",
+        ),
+        (
+            "--gitlab",
+            "project",
+            empty.base.clone(),
+            "error: `project` is not a GitLab repository",
+        ),
+    ] {
+        let (code, stdout, stderr) =
+            run(t.cmd().args(["context", platform, name, "--api-url", &api]));
+        assert_eq!(code, 2, "{name} at {api}: {stdout}{stderr}");
+        assert_eq!(stdout, "", "nothing on stdout");
+        assert!(stderr.starts_with(message), "{stderr}");
+    }
+    // One request for the name that can exist, none for the one that cannot.
+    assert_eq!(empty.hits().len(), 1, "{:?}", empty.hits());
 }

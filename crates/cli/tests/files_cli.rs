@@ -304,3 +304,51 @@ fn the_configured_budget_is_used_by_context_and_files() {
     assert_eq!(report.partial_reasons, ["token budget 120"]);
     assert!(report.text.contains("README.md"), "{}", report.text);
 }
+
+#[test]
+fn a_name_that_is_no_repository_is_exit_2_before_connecting() {
+    let t = project();
+    t.write(
+        "project/.agentctx.yaml",
+        "file_list_context:\n  timeout_secs: 1\n",
+    );
+    // A port that takes connections and never answers: any connection
+    // waits in its backlog, where `accept` finds it afterwards.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let api = format!("http://{}", listener.local_addr().unwrap());
+    for (flag, name, message) in [
+        (
+            "--github",
+            "not a repo",
+            "error: `not a repo` is not a GitHub repository: 1 part where OWNER/REPO has 2 \
+             (expected OWNER/REPO[@REF])\n",
+        ),
+        (
+            "--gitlab",
+            "project@main",
+            "error: `project@main` is not a GitLab repository: 1 part where GROUP/PROJECT has \
+             at least 2 (expected GROUP/.../PROJECT[@REF] or a project id)\n",
+        ),
+    ] {
+        let (code, stdout, stderr) =
+            run(t
+                .cmd()
+                .args(["files", "--no-cache", flag, name, "--api-url", &api]));
+        assert_eq!(code, 2, "{stdout}");
+        assert_eq!(stderr, message);
+        assert!(listener.accept().is_err(), "{name}: a connection was made");
+    }
+    // The control: a name that can exist does connect (and times out).
+    let (code, _, stderr) = run(t.cmd().args([
+        "files",
+        "--no-cache",
+        "--github",
+        "acme/app",
+        "--api-url",
+        &api,
+    ]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("acme/app: no answer within 1s"), "{stderr}");
+    assert!(listener.accept().is_ok(), "the control connected");
+}

@@ -12,7 +12,9 @@
 
 use std::time::Duration;
 
-use agentctx_filelist::{FileListOptions, Platform, RemoteOptions, RemoteRepo, remote};
+use agentctx_filelist::{
+    FileListOptions, Platform, RemoteError, RemoteOptions, RemoteRepo, remote,
+};
 use agentctx_types::{ComposedContext, ContextPart, ContextPartKind, FileListOverrides};
 
 use crate::Host;
@@ -56,8 +58,15 @@ pub fn remote_options(
 }
 
 /// Composes the context of `repo` (file list and the remote's root
-/// AGENTS.md). What fails is left out with a warning, never the whole.
-pub fn compose_remote(host: &Host<'_>, repo: &RemoteRepo, refresh: bool) -> ComposedContext {
+/// AGENTS.md). A repository that cannot be listed (a name that cannot be
+/// one, no network, not found, rate limited, ...) is an error: a context
+/// without the repository it is about is no context for it. Its AGENTS.md
+/// failing is left out with a warning.
+pub fn compose_remote(
+    host: &Host<'_>,
+    repo: &RemoteRepo,
+    refresh: bool,
+) -> Result<ComposedContext, RemoteError> {
     let mut composed = ComposedContext::default();
     let config = &host.config.file_list_context;
     let options = FileListOptions {
@@ -65,15 +74,7 @@ pub fn compose_remote(host: &Host<'_>, repo: &RemoteRepo, refresh: bool) -> Comp
         ..FileListOptions::layered(config, &FileListOverrides::default())
     };
     let remote_options = remote_options(host, repo.platform, &options, refresh, true);
-    let listing = match remote::fetch(repo, &remote_options) {
-        Ok(listing) => listing,
-        Err(error) => {
-            composed
-                .warnings
-                .push(format!("file list left out: {error}"));
-            return composed;
-        }
-    };
+    let listing = remote::fetch(repo, &remote_options)?;
     let has_agents_md = listing
         .entries
         .iter()
@@ -96,7 +97,7 @@ pub fn compose_remote(host: &Host<'_>, repo: &RemoteRepo, refresh: bool) -> Comp
         }
     }
     if !config.enabled {
-        return composed;
+        return Ok(composed);
     }
     match agentctx_filelist::render_remote(&listing, &options) {
         Ok(list) => composed.place_file_list(config.position, list.text),
@@ -104,5 +105,5 @@ pub fn compose_remote(host: &Host<'_>, repo: &RemoteRepo, refresh: bool) -> Comp
             .warnings
             .push(format!("file list left out: {error}")),
     }
-    composed
+    Ok(composed)
 }

@@ -95,7 +95,10 @@ impl ContextServer {
             let host = this.host();
             let composed = match request.remote.as_deref() {
                 Some(spec) => match remote_of(spec, this.state.api_url.as_deref()) {
-                    Some(repo) => agentctx_hooks::compose_remote(&host, &repo, false),
+                    Some(repo) => match agentctx_hooks::compose_remote(&host, &repo, false) {
+                        Ok(composed) => composed,
+                        Err(error) => return failed("context", error),
+                    },
                     None => {
                         return failed(
                             "context",
@@ -237,11 +240,14 @@ impl ContextServer {
         }
         let text = match request.remote.as_deref() {
             Some(spec) => match remote_of(spec, self.state.api_url.as_deref()) {
-                Some(repo) => agentctx_hooks::compose_remote(&host, &repo, false)
-                    .parts()
-                    .filter(|p| p.kind == agentctx_types::ContextPartKind::Files)
-                    .map(|p| p.text.clone())
-                    .collect::<String>(),
+                Some(repo) => match agentctx_hooks::compose_remote(&host, &repo, false) {
+                    Ok(composed) => composed
+                        .parts()
+                        .filter(|p| p.kind == agentctx_types::ContextPartKind::Files)
+                        .map(|p| p.text.clone())
+                        .collect::<String>(),
+                    Err(error) => return failed("files", error),
+                },
                 None => {
                     return failed(
                         "files",

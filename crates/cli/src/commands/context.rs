@@ -17,7 +17,7 @@ pub fn run(inv: &Invocation, args: &ContextArgs, out: &mut dyn Write) -> anyhow:
     );
     let is_remote = remote.is_some();
     let mut composed = match remote {
-        Some(repo) => agentctx_hooks::compose_remote(&host, &repo, args.refresh),
+        Some(repo) => agentctx_hooks::compose_remote(&host, &repo, args.refresh)?,
         None => compose(&host, &inv.cwd, ComposeParts::ALL),
     };
     for warning in &composed.warnings {

@@ -8,6 +8,19 @@ use std::time::{Duration, Instant};
 /// What can go wrong talking to GitHub or GitLab.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RemoteError {
+    /// A name that cannot be a repository (or ref) of the platform:
+    /// refused before any request.
+    #[error("`{name}` is not a {platform} repository: {reason} (expected {expected})")]
+    InvalidName {
+        /// The name as given, `@REF` included.
+        name: String,
+        /// `GitHub` or `GitLab`.
+        platform: &'static str,
+        /// What is wrong with it.
+        reason: String,
+        /// The form the platform's names take.
+        expected: &'static str,
+    },
     /// 403/429 with rate-limit headers.
     #[error("{repo}: rate limited by {platform}{}", reset_words(.reset))]
     RateLimited {

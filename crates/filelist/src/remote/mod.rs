@@ -5,6 +5,7 @@
 mod github;
 mod gitlab;
 mod http;
+mod names;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -69,7 +70,15 @@ pub struct RemoteRepo {
 }
 
 impl RemoteRepo {
-    /// Parses `OWNER/REPO[@REF]`.
+    /// `Ok` when the name can be a repository (and ref) of its platform:
+    /// `OWNER/REPO[@REF]` on GitHub, `GROUP/.../PROJECT[@REF]` or a
+    /// project id on GitLab. [`fetch`] and [`fetch_file`] check it before
+    /// any request.
+    pub fn validate(&self) -> Result<(), RemoteError> {
+        names::check(self)
+    }
+
+    /// Splits `OWNER/REPO[@REF]` (checked by [`validate`](Self::validate)).
     pub fn parse(platform: Platform, spec: &str, api: Option<&str>) -> Self {
         let (repo, reference) = match spec.rsplit_once('@') {
             Some((repo, reference)) if !reference.is_empty() => (repo, Some(reference.to_owned())),
@@ -265,7 +274,10 @@ fn is_complete(listing: &Listing) -> bool {
 fn serve_stale_after(error: &RemoteError) -> bool {
     !matches!(
         error,
-        RemoteError::NotFound { .. } | RemoteError::Auth { .. } | RemoteError::Saved { .. }
+        RemoteError::NotFound { .. }
+            | RemoteError::Auth { .. }
+            | RemoteError::Saved { .. }
+            | RemoteError::InvalidName { .. }
     )
 }
 
@@ -274,7 +286,9 @@ fn stale(mut listing: Listing, error: &RemoteError) -> Listing {
     listing
 }
 
-/// Fetches a repository's tree, through the cache: within `cache_ttl` a
+/// Fetches a repository's tree, through the cache (its name checked first:
+/// one that cannot be a repository is an error before any request or cache
+/// lookup): within `cache_ttl` a
 /// cached listing is used without any request; past it, one request for
 /// the ref's commit tells whether it still holds (a commit SHA as ref
 /// never changes). The ref is resolved to its commit before the tree is
@@ -283,6 +297,7 @@ fn stale(mut listing: Listing, error: &RemoteError) -> Listing {
 /// of any age is served, marked stale; error answers and partial listings
 /// are never cached. A corrupt cache file is ignored and replaced.
 pub fn fetch(repo: &RemoteRepo, options: &RemoteOptions) -> Result<Listing, RemoteError> {
+    repo.validate()?;
     let client = client(repo, options);
     let path = options.cache_dir.as_ref().map(|dir| cache_path(dir, repo));
     let read = || {
@@ -397,6 +412,7 @@ pub fn fetch_file(
     path: &str,
     options: &RemoteOptions,
 ) -> Result<Option<String>, RemoteError> {
+    repo.validate()?;
     let client = client(repo, options);
     let encoded_path: Vec<String> = path.split('/').map(http::encode).collect();
     let (url, accept) = match repo.platform {
