@@ -17,7 +17,7 @@ cd "$work/tree"
 fd=$(command -v fdfind || command -v fd)
 
 hyperfine -N --warmup 3 --runs 20 --export-json "$work/time.json" \
-  -n "agentctx files (defaults: depth 3, 500 entries)" "$bin files --no-timestamp" \
+  -n "agentctx files (defaults: 500 entries, no depth limit)" "$bin files --no-timestamp" \
   -n "agentctx files (full listing)" "$bin files --no-timestamp --max-files 10000000 --max-depth 1000 --no-group" \
   -n "agentctx files (full listing, 1 thread)" "$bin files --no-timestamp --max-files 10000000 --max-depth 1000 --no-group --threads 1" \
   -n "fd --hidden --no-ignore --type f" "$fd --hidden --no-ignore --type f" \
