@@ -147,7 +147,7 @@ pub fn walk(
             secs: options.timeout.as_secs(),
         });
     }
-    listing.entries = std::mem::take(&mut all.entries);
+    listing.entries = without_empty_folders(root, std::mem::take(&mut all.entries));
     listing.non_utf8_names = all.non_utf8;
     let mut cycles = std::mem::take(&mut all.cycles);
     if !cycles.is_empty() {
@@ -167,6 +167,64 @@ pub fn walk(
             .push(SourceNote::Unreadable { paths: unreadable });
     }
     Ok(listing)
+}
+
+/// `entries` without the folders that are empty on disk, or hold only
+/// empty folders (an empty folder names nothing, and git keeps none:
+/// agentctx's sandbox makes empty `.github/hooks` and `.claude` folders to
+/// keep them read-only). A folder whose contents were left out (excluded,
+/// ignored) stays, and so do a submodule and a link.
+fn without_empty_folders(root: &Path, mut entries: Vec<Entry>) -> Vec<Entry> {
+    let mut parents: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    // A folder holds something when a file, a link or a submodule lies
+    // below it (a folder of empty folders is empty).
+    for entry in entries
+        .iter()
+        .filter(|e| !e.is_dir || e.submodule || e.symlink)
+    {
+        let mut path = entry.path.as_str();
+        while let Some((parent, _)) = path.rsplit_once('/') {
+            if !parents.insert(parent) {
+                break;
+            }
+            path = parent;
+        }
+    }
+    let keep: Vec<bool> = entries
+        .iter()
+        .map(|e| {
+            !e.is_dir
+                || e.submodule
+                || e.symlink
+                || parents.contains(e.path.as_str())
+                || !holds_nothing(&root.join(&e.path))
+        })
+        .collect();
+    drop(parents);
+    let mut keep = keep.into_iter();
+    entries.retain(|_| keep.next().unwrap_or(true));
+    entries
+}
+
+/// Whether the folder `dir` holds nothing but empty folders (at most 64
+/// entries looked at; more is not nothing).
+fn holds_nothing(dir: &Path) -> bool {
+    let mut stack = vec![dir.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return false;
+        };
+        for entry in entries {
+            seen += 1;
+            let Ok(entry) = entry else { return false };
+            if seen > 64 || !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                return false;
+            }
+            stack.push(entry.path());
+        }
+    }
+    true
 }
 
 /// A regular file, or nothing, at `path` (links followed): what an ignore

@@ -500,3 +500,28 @@ fn outside_a_project_dot_files_and_folders_are_not_listed_and_it_says_so() {
     assert!(l.text.contains(".claude/"), "{}", l.text);
     assert!(l.partial_reasons.is_empty(), "{:?}", l.partial_reasons);
 }
+
+/// agentctx's sandbox makes empty `.github/hooks`, `.github/copilot` and
+/// `.claude` folders to keep them read-only (issue 35): a folder that holds
+/// nothing, or only empty folders, names nothing and is not listed.
+#[test]
+fn empty_folders_are_not_listed() {
+    let root = tempfile::tempdir().unwrap();
+    write(
+        root.path(),
+        &strings(&["README.md", "src/lib.rs", ".vscode/settings.json"]),
+    );
+    for dir in [".github/hooks", ".github/copilot", ".claude", "empty"] {
+        fs::create_dir_all(root.path().join(dir)).unwrap();
+    }
+    let l = list(root.path(), |_| {});
+    for gone in [".github/", ".claude/", "empty/"] {
+        assert!(!l.text.contains(gone), "{gone} listed:\n{}", l.text);
+    }
+    assert!(names(&l.text, "src/lib.rs"), "{}", l.text);
+    assert!(names(&l.text, ".vscode/settings.json"), "{}", l.text);
+    // The control: a file in one of them lists it.
+    fs::write(root.path().join(".github/hooks/x.json"), "{}").unwrap();
+    let l = list(root.path(), |_| {});
+    assert!(names(&l.text, ".github/hooks/x.json"), "{}", l.text);
+}
