@@ -592,7 +592,15 @@ impl FileChecker<'_> {
                 ),
             );
         }
-        if is_clean_relative(path) {
+        // An absolute path below the root with no `.` or `..`: the root is
+        // canonical, so it is the clean relative path below it (judged with
+        // the directory cache: a path typed in a subfolder was resolved from
+        // `/` every time, 4.5 `statx` a path).
+        let below_root = path
+            .strip_prefix(&rules.root)
+            .ok()
+            .filter(|rest| path.is_absolute() && is_clean_relative(rest));
+        if let Some(path) = below_root.or_else(|| is_clean_relative(path).then_some(path)) {
             // Relative to the root, which may be a worktree of the main
             // checkout the patterns are matched from.
             if rules.root_in_checkout.as_os_str().is_empty() {
