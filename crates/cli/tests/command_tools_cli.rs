@@ -88,7 +88,11 @@ fn monitor_and_an_unknown_command_tool_are_wrapped_like_bash() {
         );
         // Only Bash's shell keeps its folder: the others are not given
         // the folder dance.
-        assert_eq!(command.contains("--cwd-script"), tool == "Bash", "{command}");
+        assert_eq!(
+            command.contains("--cwd-script"),
+            tool == "Bash",
+            "{command}"
+        );
     }
     // Codex's apply_patch carries its patch as `command`: not a command.
     let patch = reply(

@@ -87,7 +87,9 @@ fn claude_code_is_given_the_resolved_path_of_a_link() {
         "{asking}"
     );
     assert!(
-        asking["hookSpecificOutput"].get("permissionDecision").is_none(),
+        asking["hookSpecificOutput"]
+            .get("permissionDecision")
+            .is_none(),
         "{asking}"
     );
     // A path with no link on the way: no answer, the agent's own flow.
