@@ -68,26 +68,10 @@ fn problem(error: &serde_saphyr::Error, key: Option<String>, text: &str) -> Yaml
             });
             format!("duplicate key `{name}` (each key may appear once)")
         }
-        serde_saphyr::Error::InvalidBooleanStrict { .. } => {
-            wording::not_a_boolean(&wording::value_at(text, line, column))
-        }
-        serde_saphyr::Error::Unexpected { expected, .. } => format!(
-            "expected {}, got {}",
-            wording::expected(expected),
-            wording::found_at(text, line, column)
-        ),
-        serde_saphyr::Error::InvalidScalar { ty, .. } => format!(
-            "expected {}, got {}",
-            wording::expected(ty),
-            wording::found_at(text, line, column)
-        ),
-        serde_saphyr::Error::NullIntoString { .. } => {
-            "expected a text value, got nothing".to_owned()
-        }
-        serde_saphyr::Error::RecursiveReferencesRequireWeakTypes { .. } => {
-            wording::ALIAS_LOOP.to_owned()
-        }
-        _ => wording::plain(&bare_message(error)),
+        inner => match wording::yaml_message(inner, text, line, column) {
+            Some(message) => message,
+            None => wording::plain(&bare_message(error)),
+        },
     };
     YamlProblem {
         line,

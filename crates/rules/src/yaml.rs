@@ -161,33 +161,14 @@ fn message_of(error: &serde_saphyr::Error, text: &str, line: u64, column: u64) -
             "duplicate key `{}` (each key may appear once)",
             key.as_deref().unwrap_or_default()
         ),
-        serde_saphyr::Error::InvalidBooleanStrict { .. } => {
-            wording::not_a_boolean(&wording::value_at(text, line, column))
-        }
-        serde_saphyr::Error::Unexpected { expected, .. } => format!(
-            "expected {}, got {}",
-            wording::expected(expected),
-            wording::found_at(text, line, column)
-        ),
-        serde_saphyr::Error::InvalidScalar { ty, .. } => format!(
-            "expected {}, got {}",
-            wording::expected(ty),
-            wording::found_at(text, line, column)
-        ),
-        serde_saphyr::Error::NullIntoString { .. } => {
-            "expected a text value, got nothing".to_owned()
-        }
-        serde_saphyr::Error::RecursiveReferencesRequireWeakTypes { .. } => {
-            wording::ALIAS_LOOP.to_owned()
-        }
-        _ => {
+        inner => wording::yaml_message(inner, text, line, column).unwrap_or_else(|| {
             let rendered = inner.to_string();
             let bare = match rendered.rfind(" at line ") {
                 Some(at) => rendered[..at].trim(),
                 None => rendered.trim(),
             };
             wording::plain(bare)
-        }
+        }),
     }
 }
 

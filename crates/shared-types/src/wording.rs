@@ -1,8 +1,9 @@
 //! How a config or rule file's parse errors are worded for the person
 //! editing it: what was expected and what was found, in the file's terms
 //! (a list, a mapping, true or false), never the parser's or serde's
-//! (`sequence start`, `string scalar`, `variant`). Text only: each crate
-//! that parses YAML maps its parser's errors onto these words.
+//! (`sequence start`, `string scalar`, `variant`). Text, and (feature
+//! `yaml`) serde-saphyr's errors mapped onto it once for the config and
+//! the rule files ([`yaml_message`]).
 
 /// What a parser or serde expected (`sequence start`, `a map`, `u64`,
 /// `struct Config`), in the file's terms; anything else as it is.
@@ -130,6 +131,39 @@ pub fn plain(message: &str) -> String {
         .replace("unknown field `", "unknown key `")
         .replace("unknown variant `", "unknown value `")
         .replace("missing field `", "missing key `")
+}
+
+/// serde-saphyr's `error` (its innermost, past aliases) in the words of the
+/// person editing the file, with the value found at `line` and `column`;
+/// `None` for an error these words do not cover (the caller says it its
+/// own way: a duplicate key names its path, which only the caller knows).
+#[cfg(feature = "yaml")]
+pub fn yaml_message(
+    error: &serde_saphyr::Error,
+    text: &str,
+    line: u64,
+    column: u64,
+) -> Option<String> {
+    Some(match error {
+        serde_saphyr::Error::InvalidBooleanStrict { .. } => {
+            not_a_boolean(&value_at(text, line, column))
+        }
+        serde_saphyr::Error::Unexpected { expected: what, .. } => format!(
+            "expected {}, got {}",
+            expected(what),
+            found_at(text, line, column)
+        ),
+        serde_saphyr::Error::InvalidScalar { ty, .. } => format!(
+            "expected {}, got {}",
+            expected(ty),
+            found_at(text, line, column)
+        ),
+        serde_saphyr::Error::NullIntoString { .. } => {
+            "expected a text value, got nothing".to_owned()
+        }
+        serde_saphyr::Error::RecursiveReferencesRequireWeakTypes { .. } => ALIAS_LOOP.to_owned(),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
