@@ -15,8 +15,9 @@ use sha2::Digest as _;
 
 use agentctx_types::{CaptureRecord, MemoryContext};
 
-use crate::store::{Filter, MemoryStore, StoreError};
-use crate::stores::CaptureStore;
+use crate::local::MemoryStore;
+use crate::store::CaptureStore;
+use crate::store::{Filter, StoreError};
 
 /// Counts tokens the way the model will. Given to [`MemoryStore::context`]
 /// so this crate carries no vocabulary of its own.

@@ -126,7 +126,7 @@ fn rule_matches(rule: &IdentityRule, identity: &ProjectIdentity, dir: &Path) -> 
 fn git_identity(dir: &Path, cache: Option<&Path>, depth: u8) -> Option<ProjectIdentity> {
     // gix opens HEAD and config with a blocking `open`: a FIFO a command
     // planted there would hang every session start.
-    if !agentctx_readfile::git_files_are_regular(dir) {
+    if !agentctx_fs::git_files_are_regular(dir) {
         return None;
     }
     let repo = gix::discover(dir).ok()?;

@@ -50,11 +50,11 @@ mod gitleaks;
 mod identity;
 mod keys;
 #[cfg(feature = "store")]
+mod local;
+#[cfg(feature = "store")]
 mod parse;
 #[cfg(feature = "postgres")]
 pub mod pg;
-#[cfg(feature = "store")]
-mod query;
 #[cfg(feature = "store")]
 mod rank;
 #[cfg(feature = "store")]
@@ -62,9 +62,9 @@ mod recall;
 mod redact;
 mod run;
 #[cfg(feature = "store")]
-mod store;
+mod source;
 #[cfg(feature = "store")]
-mod stores;
+mod store;
 mod tail;
 
 pub use capture::{
@@ -77,6 +77,8 @@ pub use context::TokenCounter;
 pub use events::{RecentEvents, append_event, recent_events};
 pub use identity::{IdentityOptions, identify, normalize_remote, recall_keys};
 #[cfg(feature = "store")]
+pub use local::{FULL_CHECK_LIMIT, LocalError, MemoryStore, Reconciled};
+#[cfg(feature = "store")]
 pub use parse::{ParseError, capture_markdown};
 #[cfg(feature = "store")]
 pub use recall::RecallRequest;
@@ -87,9 +89,9 @@ pub use run::{
     identity_options, memory_root,
 };
 #[cfg(feature = "store")]
-pub use store::{FULL_CHECK_LIMIT, Filter, MemoryStore, Reconciled, Scope, StoreError, short_id};
+pub use source::CaptureSource;
 #[cfg(feature = "store")]
-pub use stores::{CaptureSource, CaptureStore};
+pub use store::{CaptureStore, Filter, Scope, StoreError, short_id};
 /// A JSONL transcript's lines from the newest, read from its end in
 /// bounded chunks.
 pub use tail::ReverseLines;

@@ -9,8 +9,9 @@ use agentctx_types::{CaptureRecord, MemoryIndex, ProjectIdentity};
 use rusqlite::params_from_iter;
 
 use crate::context::TokenCounter;
-use crate::store::{Filter, MemoryStore, RECORD_COLUMNS, Scope, StoreError, record_from_row};
-use crate::stores::CaptureStore;
+use crate::local::{MemoryStore, RECORD_COLUMNS, record_from_row};
+use crate::store::CaptureStore;
+use crate::store::{Filter, Scope, StoreError};
 
 /// Characters of a completion line an entry keeps.
 const COMPLETION_CHARS: usize = 140;
@@ -159,7 +160,7 @@ pub(crate) fn most_useful_local(
         .query_map(params_from_iter(values.iter()), |r| {
             Ok((
                 record_from_row(r)?,
-                r.get::<_, String>(crate::store::RECORD_COLUMN_COUNT)?,
+                r.get::<_, String>(crate::local::RECORD_COLUMN_COUNT)?,
             ))
         })
         .map_err(|e| store.index_error(e))?;

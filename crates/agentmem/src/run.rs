@@ -12,7 +12,9 @@ use crate::capture::{
 };
 use crate::events::append_event;
 #[cfg(feature = "store")]
-use crate::store::{MemoryStore, Reconciled, StoreError};
+use crate::local::{MemoryStore, Reconciled};
+#[cfg(feature = "store")]
+use crate::store::StoreError;
 
 /// How a configured capture ended: the outcome, and the log line that says
 /// so (`captured ... (claude-hook; from the agent transcript)`,

@@ -730,15 +730,15 @@ fn a_huge_transcript_without_any_sub_agent_call_costs_its_last_turn() {
     let mut h = hook(&transcript);
     h.hook_event_name = Some("SessionEnd".into());
     h.last_assistant_message = Some("🗣️ Researcher: nothing to add".into());
-    // A wait would take 2 x 5 s: far from what a loaded machine adds.
     let mut s = settings(mem.path());
-    s.retries = 2;
-    s.retry_delay = Duration::from_secs(5);
+    s.retries = 0;
     let started = std::time::Instant::now();
     let path = captured(capture(&Trigger::hook(h), &s, None).unwrap());
     let took = started.elapsed();
     assert!(read(&path).contains("nothing to add"));
-    assert!(took < Duration::from_secs(4), "took {took:?}");
+    // Reading the 1 GiB whole takes longer than this even in a release
+    // build; the last turn alone is milliseconds, on a loaded machine too.
+    assert!(took < Duration::from_secs(3), "took {took:?}");
 }
 
 #[test]

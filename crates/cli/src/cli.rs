@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use agentctx_filelist::{Platform, Tokenizer};
-use agentctx_types::{Agent, FileListFormat, HookAgent};
+use agentctx_types::{Agent, FileListFormat};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgAction, Args, Parser, Subcommand};
 
@@ -461,8 +461,8 @@ pub struct HookArgs {
     #[arg(long)]
     pub explain: bool,
     /// The agent that runs the hook (install writes it); without it, told from the payload.
-    #[arg(long, value_parser = one_of::<HookAgent>(&HOOK_AGENTS))]
-    pub agent: Option<HookAgent>,
+    #[arg(long, value_parser = one_of::<Agent>(&HOOK_AGENTS))]
+    pub agent: Option<Agent>,
     /// The event, for payloads that do not name theirs (Copilot CLI's
     /// camelCase `sessionStart`, `subagentStart`; install writes it).
     #[arg(long)]
@@ -478,8 +478,8 @@ pub struct ExecArgs {
     #[arg(long)]
     pub session: String,
     /// The agent whose shell runs the command.
-    #[arg(long, value_parser = one_of::<HookAgent>(&HOOK_AGENTS), default_value = "claude")]
-    pub agent: HookAgent,
+    #[arg(long, value_parser = one_of::<Agent>(&HOOK_AGENTS), default_value = "claude")]
+    pub agent: Agent,
     /// Write the folder the command ended in here (Claude Code's shell keeps
     /// it; the form of hook replies before 2026-11-27).
     #[arg(long, conflicts_with = "cwd_script")]

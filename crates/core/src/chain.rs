@@ -147,7 +147,7 @@ impl InitialChain {
                 continue;
             }
             // Not blocking on a FIFO, never more than the chain may hold.
-            let raw = match agentctx_readfile::read(&path, max_bytes) {
+            let raw = match agentctx_fs::read(&path, max_bytes) {
                 Ok(raw) => raw,
                 Err(e) => {
                     chain.warnings.push(ChainWarning::Unreadable {

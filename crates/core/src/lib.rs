@@ -58,7 +58,7 @@ pub use session::{
     StartedSession, StoredResolve, StoredResume, resolve_in_store, resume_in_store, resume_session,
     start_session,
 };
-pub use store::{CorruptState, SessionStore, StoredState};
+pub use store::{CorruptState, SessionStore, StoredState, is_session_id};
 pub use trim::{Trimmed, trim, trim_keeping};
 
 /// The base instructions for the model about AGENTS.md handling.

@@ -117,7 +117,7 @@ const GIT_FILE_LIMIT: u64 = 64 * 1024;
 
 /// The `gitdir:` of a `.git` file, made absolute against the file's directory.
 fn git_file_target(git_file: &Path) -> Option<PathBuf> {
-    let text = agentctx_readfile::read_to_string(git_file, GIT_FILE_LIMIT).ok()?;
+    let text = agentctx_fs::read_to_string(git_file, GIT_FILE_LIMIT).ok()?;
     let target = text
         .lines()
         .find_map(|line| line.strip_prefix("gitdir:"))?

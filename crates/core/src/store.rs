@@ -8,6 +8,18 @@ use agentctx_types::{SESSION_STATE_VERSION, SessionState};
 
 use crate::CoreError;
 
+/// Whether `id` can be a session's or an agent's id, and so name a file of
+/// agentctx's: ASCII letters, digits, `.`, `_` and `-`, not starting with a
+/// dot, 1 to 200 bytes. Every file named after a session goes through it.
+pub fn is_session_id(id: &str) -> bool {
+    !id.is_empty()
+        && !id.starts_with('.')
+        && id.len() <= 200
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
 /// A session state file. Every update is read-modify-write under an
 /// exclusive lock on a sibling `.lock` file (the state file itself is
 /// replaced by rename, so it cannot carry the lock), and every write goes to
@@ -73,13 +85,7 @@ impl SessionStore {
         agent_id: Option<&str>,
     ) -> Result<Self, CoreError> {
         for id in std::iter::once(session_id).chain(agent_id) {
-            let valid = !id.is_empty()
-                && !id.starts_with('.')
-                && id.len() <= 200
-                && id
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-            if !valid {
+            if !is_session_id(id) {
                 return Err(CoreError::InvalidSessionId { id: id.to_owned() });
             }
         }

@@ -607,7 +607,7 @@ impl Sandbox {
                 group["matcher"] = matcher.into();
             }
             hooks.insert(event.to_owned(), serde_json::json!([group]));
-            let snake = agentctx_hooks::install::codex_trust_entries(
+            let snake = agentctx_install::codex_trust_entries(
                 &hooks_json,
                 &serde_json::json!({"hooks": {event: [{"matcher": matcher, "hooks": [{"type": "command", "command": "agentctx hook"}]}]}}).to_string(),
             );
@@ -615,7 +615,7 @@ impl Sandbox {
                 .first()
                 .map(|(k, _)| k.clone())
                 .expect("a key for the event");
-            let hash = agentctx_hooks::install::codex_trust_hash(event, matcher, &command);
+            let hash = agentctx_install::codex_trust_hash(event, matcher, &command);
             trust.push_str(&format!(
                 "\n[hooks.state.{key:?}]\ntrusted_hash = {hash:?}\n"
             ));

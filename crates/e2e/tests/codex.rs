@@ -218,7 +218,7 @@ fn trust_as_the_tui_does(config: &std::path::Path, hooks_json: &std::path::Path)
         "subagent_stop",
         "stop",
     ];
-    let mut entries = agentctx_hooks::install::codex_trust_entries(
+    let mut entries = agentctx_install::codex_trust_entries(
         hooks_json,
         &std::fs::read_to_string(hooks_json).unwrap(),
     );

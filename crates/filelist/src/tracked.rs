@@ -26,7 +26,7 @@ pub fn add_tracked(
 ) -> usize {
     // gix opens HEAD, config and the index with a blocking `open`: a FIFO
     // a command planted there would hang the listing.
-    if !agentctx_readfile::git_files_are_regular(root) {
+    if !agentctx_fs::git_files_are_regular(root) {
         return 0;
     }
     let Ok(repo) = gix::discover(root) else {

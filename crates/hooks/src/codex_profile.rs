@@ -2,7 +2,7 @@
 //! it into the project's `.codex/config.toml`; a session start writes it
 //! again when the rules or the tree changed since.
 
-use crate::Host;
+use agentctx_session::Host;
 
 /// Codex's own sandbox refuses what the rules mask through the
 /// permission profile install wrote into the project's
@@ -21,22 +21,22 @@ pub(crate) fn refresh(host: &Host<'_>, notes: &mut Vec<String>) {
         );
     };
     // Not blocking on a FIFO a command could have left there.
-    let Ok(text) = agentctx_readfile::read_to_string(&file, crate::PROJECT_FILE_LIMIT) else {
+    let Ok(text) = agentctx_fs::read_to_string(&file, agentctx_agents::PROJECT_FILE_LIMIT) else {
         return;
     };
-    if !text.contains(&format!("[permissions.{}", crate::CODEX_PROFILE)) {
+    if !text.contains(&format!("[permissions.{}", agentctx_agents::CODEX_PROFILE)) {
         return;
     }
-    let entries = match crate::codex_permissions(host, &anchor.root) {
+    let entries = match agentctx_guard::codex_permissions(host, &anchor.root) {
         Ok(entries) => entries,
         Err(error) => {
             return notes.push(format!("Codex permission profile not refreshed: {error}"));
         }
     };
-    match crate::install::edit_codex_profile(Some(&text), &entries, true) {
+    match agentctx_install::edit_codex_profile(Some(&text), &entries, true) {
         Ok(fresh) if fresh != text => {
             // The user's file: its mode and owner stay.
-            match crate::install::replace_file(&file, fresh.as_bytes(), None) {
+            match agentctx_fs::replace_file(&file, fresh.as_bytes(), None) {
                 Ok(()) => notes.push(format!(
                     "Codex permission profile in {} refreshed (from the next session)",
                     file.display()

@@ -1,6 +1,10 @@
-//! agentctx inside coding agents: the hook protocol of Claude Code and
-//! Codex (payloads in, typed replies out), what each event does, the
-//! initial context it gives, and install/uninstall of the agents' settings.
+//! `agentctx hook`: agentctx inside coding agents. A hook call's payload is
+//! read within bounds, translated from the agent's dialect
+//! (agentctx-agents) into the shared shape, tied to its session's anchor
+//! (agentctx-session), decided (the initial context from agentctx-context,
+//! AGENTS.md reminders, the guard's verdict from agentctx-guard, a shell
+//! command wrapped for agentctx-exec, a sub-agent's output captured) and
+//! answered in the agent's own shape.
 //!
 //! Every entry point here is infallible from the agent's point of view: a
 //! hook that cannot use its input answers nothing and says why in its
@@ -8,7 +12,8 @@
 //!
 //! ```
 //! use agentctx_config::Environment;
-//! use agentctx_hooks::{Host, handle};
+//! use agentctx_hooks::handle;
+//! use agentctx_session::Host;
 //! use agentctx_types::Config;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -35,55 +40,11 @@
 //! ```
 #![deny(missing_docs)]
 
-/// The largest project file the hooks read for a fact (an agent's
-/// settings, a `CLAUDE.md`): read without blocking, never more than this.
-const PROJECT_FILE_LIMIT: u64 = 4 * 1024 * 1024;
-
-mod agents_md;
-mod anchor;
-mod aside;
 mod codex_profile;
-mod compose;
-#[cfg(feature = "remote")]
-mod compose_remote;
-mod dialect;
-mod escape;
-mod exec;
-mod guard;
 mod handle;
-mod host;
 mod input;
-pub mod install;
 mod prompt;
-mod protect;
-#[cfg(feature = "recall")]
-mod recall;
-mod shell;
-mod tools;
 mod transcript;
 
-pub use agents_md::{
-    BuiltinLoader, CLAUDE_LOADER_SINCE, ClaudeRelease, LoaderDecision, ReleaseSource,
-    builtin_loader, claude_user_settings,
-};
-pub use compose::{
-    ComposeParts, compose, count_tokens, file_list_setup, token_cache, with_system_prompt,
-};
-#[cfg(feature = "remote")]
-pub use compose_remote::{compose_remote, remote_options};
-pub use dialect::{plain_tags, render_reply};
-pub use exec::{
-    CODEX_PROFILE, ExecError, ExecMode, ExecOutcome, ExecRequest, codex_permissions, exec,
-    write_cwd_script,
-};
-pub use guard::{Guard, Verdict};
-pub use handle::{HookOutcome, detect_agent, handle, handle_event, handle_unread};
-pub use host::{ConfigSource, Host, RulesError, SessionPlaceError};
+pub use handle::{HookOutcome, handle, handle_event, handle_unread};
 pub use input::{ReadError, ReadLimits, Received, read_bounded};
-#[cfg(feature = "recall")]
-pub use recall::{O200kCounter, RecallError, memory_index, memory_index_in, session_memory_index};
-pub use shell::{
-    Access, Assignment, NamedPath, Redirect, ShellCommand, ShellError, ShellScript, ShellWord,
-    Unverifiable, WordsChecked, expand_pattern, parse_shell,
-};
-pub use tools::{normalize_tool, patch_paths, tool_paths};

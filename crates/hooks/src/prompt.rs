@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use agentctx_types::{ComposedContext, FileListPosition};
 
-use crate::Host;
-use crate::compose::{ComposeParts, compose};
+use agentctx_context::{ComposeParts, compose};
+use agentctx_session::Host;
 
 /// Where a session records that its user-message parts were given.
 fn marker(sessions: &Path, session: &str) -> PathBuf {

@@ -11,8 +11,9 @@ mod common;
 
 use common::{Project, RULES, denied_by, patch};
 
-use agentctx_hooks::{Host, handle};
-use agentctx_types::HookAgent;
+use agentctx_hooks::handle;
+use agentctx_session::Host;
+use agentctx_types::Agent;
 use serde_json::json;
 
 // --- Context leaks -------------------------------------------------------
@@ -30,7 +31,7 @@ fn an_agents_md_linked_to_a_key_or_proc_never_enters_the_context() {
     let env = p.env();
     let host = Host::new(&p.config, &env, Some(&p.root));
     let start = json!({"session_id": "s", "cwd": p.root.join("sub"), "hook_event_name": "SessionStart", "source": "startup"});
-    let outcome = handle(start.to_string().as_bytes(), Some(HookAgent::Claude), &host);
+    let outcome = handle(start.to_string().as_bytes(), Some(Agent::Claude), &host);
     let text = serde_json::to_string(&outcome.reply).unwrap();
     assert!(!text.contains("PRIVATE KEY"), "{text}");
     assert!(!text.contains("HOME="), "{text}");
@@ -44,7 +45,7 @@ fn an_agents_md_linked_to_a_key_or_proc_never_enters_the_context() {
     );
     // Nor is the resolver pointed at them.
     let read = json!({"session_id": "s", "cwd": p.root, "hook_event_name": "PostToolUse", "tool_name": "Edit", "tool_input": {"file_path": p.root.join("sub/x.rs")}});
-    let outcome = handle(read.to_string().as_bytes(), Some(HookAgent::Claude), &host);
+    let outcome = handle(read.to_string().as_bytes(), Some(Agent::Claude), &host);
     assert!(outcome.reply.is_none(), "{:?}", outcome.reply);
 }
 
@@ -79,7 +80,7 @@ fn a_lone_surrogate_or_deep_nesting_is_read_and_judged() {
         p.root.display()
     );
     denied_by(
-        p.run_raw(HookAgent::Claude, raw.as_bytes()),
+        p.run_raw(Agent::Claude, raw.as_bytes()),
         "exclude pattern `secrets/`",
     );
     let mut deep = json!("secrets/key");
@@ -100,7 +101,7 @@ fn an_unreadable_tool_call_is_denied_when_rules_restrict_and_allowed_when_not() 
         p.root.display()
     );
     denied_by(
-        p.run_raw(HookAgent::Claude, raw.as_bytes()),
+        p.run_raw(Agent::Claude, raw.as_bytes()),
         "could not read this tool call",
     );
     // Nothing restricted at all (no rules, agentctx's own protection off).
@@ -110,7 +111,7 @@ fn an_unreadable_tool_call_is_denied_when_rules_restrict_and_allowed_when_not() 
         r#"{{"cwd":"{}","hook_event_name":"PreToolUse","tool_input": ]"#,
         free.root.display()
     );
-    assert!(free.run_raw(HookAgent::Claude, raw.as_bytes()).is_none());
+    assert!(free.run_raw(Agent::Claude, raw.as_bytes()).is_none());
 }
 
 // --- Codex apply_patch ----------------------------------------------------
@@ -400,7 +401,7 @@ fn the_session_keeps_its_project_through_cd_and_symlinks() {
     let env = p.env();
     let host = Host::new(&p.config, &env, None);
     let start = json!({"session_id": "s1", "cwd": p.root, "hook_event_name": "SessionStart", "source": "startup"});
-    handle(start.to_string().as_bytes(), Some(HookAgent::Claude), &host);
+    handle(start.to_string().as_bytes(), Some(Agent::Claude), &host);
     // A nested repository with no rules of its own.
     let nested = p.root.join("vendor/lib");
     std::fs::create_dir_all(nested.join(".git")).unwrap();
@@ -412,22 +413,16 @@ fn the_session_keeps_its_project_through_cd_and_symlinks() {
     );
     call["session_id"] = "s1".into();
     call["cwd"] = nested.to_str().unwrap().into();
-    denied_by(
-        p.run(HookAgent::Claude, &call),
-        "exclude pattern `secrets/`",
-    );
+    denied_by(p.run(Agent::Claude, &call), "exclude pattern `secrets/`");
     // The project reached through a symlink is the same project.
     let link = p.home.join("repo-link");
     std::os::unix::fs::symlink(&p.root, &link).unwrap();
     call["cwd"] = link.to_str().unwrap().into();
     call["tool_input"] = json!({"file_path": "secrets/key"});
-    denied_by(
-        p.run(HookAgent::Claude, &call),
-        "exclude pattern `secrets/`",
-    );
+    denied_by(p.run(Agent::Claude, &call), "exclude pattern `secrets/`");
     call["tool_input"] = json!({"file_path": "src/main.rs"});
     assert!(
-        p.run(HookAgent::Claude, &call).is_none(),
+        p.run(Agent::Claude, &call).is_none(),
         "not denied as outside the root"
     );
 }

@@ -11,7 +11,7 @@ mod common;
 
 use common::{Project, RULES, denied_by};
 
-use agentctx_types::HookAgent;
+use agentctx_types::Agent;
 use serde_json::json;
 
 fn bash(command: &str) -> serde_json::Value {
@@ -46,13 +46,8 @@ fn a_config_written_below_or_above_the_root_changes_nothing_mid_session() {
         json!({"file_path": p.root.join("README.md")}),
     );
     assert!(
-        p.run_as(
-            HookAgent::Claude,
-            start.to_string().as_bytes(),
-            &p.root,
-            true
-        )
-        .is_none()
+        p.run_as(Agent::Claude, start.to_string().as_bytes(), &p.root, true)
+            .is_none()
     );
     p.file(
         "src/.agentctx.yaml",
@@ -132,31 +127,21 @@ fn hook_settings_anywhere_in_the_project_are_protected() {
 fn a_root_marker_made_later_does_not_become_the_project() {
     let p = Project::new(RULES);
     let start = json!({"session_id": "s-esc", "cwd": p.root, "hook_event_name": "SessionStart", "source": "startup"});
-    p.run_as(
-        HookAgent::Claude,
-        start.to_string().as_bytes(),
-        &p.root,
-        true,
-    );
+    p.run_as(Agent::Claude, start.to_string().as_bytes(), &p.root, true);
     p.file("esc/.jj", "");
     let esc = p.root.join("esc");
     // A sub-agent started in `esc` (same session, its own agent id).
     let sub_start = json!({"session_id": "s-esc", "cwd": esc, "hook_event_name": "SubagentStart", "agent_id": "a1", "agent_type": "researcher"});
-    p.run_as(
-        HookAgent::Claude,
-        sub_start.to_string().as_bytes(),
-        &esc,
-        true,
-    );
+    p.run_as(Agent::Claude, sub_start.to_string().as_bytes(), &esc, true);
     let read = json!({"session_id": "s-esc", "cwd": esc, "hook_event_name": "PreToolUse", "agent_id": "a1", "agent_type": "researcher", "permission_mode": "bypassPermissions", "tool_name": "Read", "tool_input": {"file_path": p.root.join("secrets/key")}});
     denied_by(
-        p.run_as(HookAgent::Claude, read.to_string().as_bytes(), &esc, true),
+        p.run_as(Agent::Claude, read.to_string().as_bytes(), &esc, true),
         "exclude pattern `secrets/`",
     );
     // The sub-agent may not rewrite the rule file either.
     let write = json!({"session_id": "s-esc", "cwd": esc, "hook_event_name": "PreToolUse", "agent_id": "a1", "tool_name": "Write", "tool_input": {"file_path": p.root.join(".coding-agent-rules.yaml"), "content": ""}});
     denied_by(
-        p.run_as(HookAgent::Claude, write.to_string().as_bytes(), &esc, true),
+        p.run_as(Agent::Claude, write.to_string().as_bytes(), &esc, true),
         "may not change its own rules",
     );
 }
@@ -169,7 +154,7 @@ fn without_session_state_the_project_is_where_the_session_started() {
     // No SessionStart ever ran; Claude Code's CLAUDE_PROJECT_DIR is the root.
     let read = json!({"session_id": "s-nostate", "cwd": esc, "hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": p.root.join("secrets/key")}});
     denied_by(
-        p.run_as(HookAgent::Claude, read.to_string().as_bytes(), &esc, true),
+        p.run_as(Agent::Claude, read.to_string().as_bytes(), &esc, true),
         "exclude pattern `secrets/`",
     );
 }
@@ -374,12 +359,7 @@ fn a_codex_command_is_judged_in_its_workdir() {
     );
     payload["cwd"] = p.root.join("secrets").to_str().unwrap().into();
     denied_by(
-        p.run_as(
-            HookAgent::Codex,
-            payload.to_string().as_bytes(),
-            &p.root,
-            true,
-        ),
+        p.run_as(Agent::Codex, payload.to_string().as_bytes(), &p.root, true),
         "exclude pattern `secrets/`",
     );
 }
@@ -403,7 +383,7 @@ fn input_that_cannot_be_read_is_denied_under_rules() {
         json!({"file_path": "secrets/key"}),
     );
     no_tool.as_object_mut().unwrap().remove("tool_name");
-    denied_by(p.run(HookAgent::Claude, &no_tool), "no tool_name");
+    denied_by(p.run(Agent::Claude, &no_tool), "no tool_name");
     // Nesting far past any tool's: refused before parsing, never a crash.
     let mut raw = format!(
         r#"{{"session_id":"s","cwd":"{}","hook_event_name":"PreToolUse","tool_name":"mcp__fs__x","tool_input":{{"a":"#,
@@ -413,7 +393,7 @@ fn input_that_cannot_be_read_is_denied_under_rules() {
     raw.push_str(&"]".repeat(50_000));
     raw.push_str("}}");
     denied_by(
-        p.run_raw(HookAgent::Claude, raw.as_bytes()),
+        p.run_raw(Agent::Claude, raw.as_bytes()),
         "could not read this tool call",
     );
 }
@@ -484,7 +464,7 @@ fn ordinary_work_is_allowed_in_default_mode() {
 /// command can be wrapped in the sandbox).
 fn hook_with_program(
     p: &Project,
-    agent: HookAgent,
+    agent: Agent,
     payload: &serde_json::Value,
 ) -> agentctx_hooks::HookOutcome {
     assert!(
@@ -494,7 +474,7 @@ fn hook_with_program(
         "these tests need bubblewrap (.ci/run installs it)"
     );
     let env = p.env();
-    let mut host = agentctx_hooks::Host::new(&p.config, &env, Some(&p.root));
+    let mut host = agentctx_session::Host::new(&p.config, &env, Some(&p.root));
     let program = p.home.join("bin/agentctx");
     host.program = Some(&program);
     agentctx_hooks::handle(payload.to_string().as_bytes(), Some(agent), &host)
@@ -524,7 +504,7 @@ fn qwen(p: &Project, tool: &str, input: serde_json::Value, mode: &str) -> Option
     payload["tool_name"] = tool.into();
     payload["tool_input"] = input;
     payload["permission_mode"] = mode.into();
-    reason(hook_with_program(p, HookAgent::Qwen, &payload))
+    reason(hook_with_program(p, Agent::Qwen, &payload))
 }
 
 fn qwen_shell(p: &Project, command: &str) -> Option<String> {
@@ -717,7 +697,7 @@ fn opencode_bash(p: &Project, command: &str, shell: bool) -> agentctx_hooks::Hoo
     if shell {
         payload["agentctx_shell"] = true.into();
     }
-    hook_with_program(p, HookAgent::Opencode, &payload)
+    hook_with_program(p, Agent::Opencode, &payload)
 }
 
 /// opencode matches its own `permission.bash` patterns against the command

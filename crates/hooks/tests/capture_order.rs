@@ -8,8 +8,9 @@
 
 mod common;
 
-use agentctx_hooks::{Host, handle_event};
-use agentctx_types::HookAgent;
+use agentctx_hooks::handle_event;
+use agentctx_session::Host;
+use agentctx_types::Agent;
 use common::Project;
 use serde_json::Value;
 
@@ -37,7 +38,7 @@ fn notes(project: &Project, payload: &Value) -> Vec<String> {
     host.program = None;
     handle_event(
         payload.to_string().as_bytes(),
-        Some(HookAgent::Claude),
+        Some(Agent::Claude),
         None,
         &host,
     )

@@ -6,8 +6,9 @@
 
 mod common;
 
-use agentctx_hooks::{Host, handle_event};
-use agentctx_types::HookAgent;
+use agentctx_hooks::handle_event;
+use agentctx_session::Host;
+use agentctx_types::Agent;
 use common::Project;
 use serde_json::{Value, json};
 
@@ -50,7 +51,7 @@ fn opencode_payload(project: &Project, name: &str) -> Value {
 }
 
 /// Runs the hook as `agent` (with `event` when the install names it).
-fn run(project: &Project, agent: HookAgent, event: Option<&str>, payload: &Value) -> Option<Value> {
+fn run(project: &Project, agent: Agent, event: Option<&str>, payload: &Value) -> Option<Value> {
     let env = project.env();
     let mut host = Host::new(&project.config, &env, Some(&project.root));
     host.program = None;
@@ -72,18 +73,18 @@ enum Verdict {
 /// `hookSpecificOutput`), a top-level `decision` for Gemini CLI, a flat
 /// `permissionDecision` for Copilot CLI. A key the agent does not read
 /// fails the test: a denial there would be none.
-fn verdict(agent: HookAgent, reply: Option<&Value>) -> Verdict {
+fn verdict(agent: Agent, reply: Option<&Value>) -> Verdict {
     let Some(reply) = reply else {
         return Verdict::Runs;
     };
     let (top, inner, decision, reason): (&[&str], &[&str], &Value, &Value) = match agent {
-        HookAgent::Gemini => (
+        Agent::Gemini => (
             &["decision", "reason", "hookSpecificOutput"],
             &["hookEventName", "tool_input", "additionalContext"],
             &reply["decision"],
             &reply["reason"],
         ),
-        HookAgent::Copilot => (
+        Agent::Copilot => (
             &[
                 "permissionDecision",
                 "permissionDecisionReason",
@@ -132,12 +133,12 @@ fn verdict(agent: HookAgent, reply: Option<&Value>) -> Verdict {
 }
 
 /// The hook denies `payload` in the field `agent` reads.
-fn denied(p: &Project, agent: HookAgent, payload: &Value) -> bool {
+fn denied(p: &Project, agent: Agent, payload: &Value) -> bool {
     verdict(agent, run(p, agent, None, payload).as_ref()) == Verdict::Denied
 }
 
 /// The hook lets `payload` run, as `agent` reads it.
-fn runs(p: &Project, agent: HookAgent, payload: &Value) -> bool {
+fn runs(p: &Project, agent: Agent, payload: &Value) -> bool {
     verdict(agent, run(p, agent, None, payload).as_ref()) == Verdict::Runs
 }
 
@@ -146,27 +147,22 @@ fn a_denial_counts_only_in_the_field_the_agent_reads() {
     let claude = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "R"}});
     let gemini = json!({"decision": "deny", "reason": "R"});
     let copilot = json!({"permissionDecision": "deny", "permissionDecisionReason": "R"});
-    for agent in [
-        HookAgent::Claude,
-        HookAgent::Codex,
-        HookAgent::Qwen,
-        HookAgent::Opencode,
-    ] {
+    for agent in [Agent::Claude, Agent::Codex, Agent::Qwen, Agent::Opencode] {
         assert_eq!(verdict(agent, Some(&claude)), Verdict::Denied, "{agent}");
     }
-    assert_eq!(verdict(HookAgent::Gemini, Some(&gemini)), Verdict::Denied);
-    assert_eq!(verdict(HookAgent::Copilot, Some(&copilot)), Verdict::Denied);
-    assert_eq!(verdict(HookAgent::Copilot, None), Verdict::Runs);
+    assert_eq!(verdict(Agent::Gemini, Some(&gemini)), Verdict::Denied);
+    assert_eq!(verdict(Agent::Copilot, Some(&copilot)), Verdict::Denied);
+    assert_eq!(verdict(Agent::Copilot, None), Verdict::Runs);
     let context =
         json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "x"}});
-    assert_eq!(verdict(HookAgent::Claude, Some(&context)), Verdict::Runs);
+    assert_eq!(verdict(Agent::Claude, Some(&context)), Verdict::Runs);
     // Another agent's shape is not read: the checks refuse it.
     for (agent, reply) in [
-        (HookAgent::Gemini, &claude),
-        (HookAgent::Copilot, &claude),
-        (HookAgent::Claude, &gemini),
-        (HookAgent::Qwen, &copilot),
-        (HookAgent::Opencode, &gemini),
+        (Agent::Gemini, &claude),
+        (Agent::Copilot, &claude),
+        (Agent::Claude, &gemini),
+        (Agent::Qwen, &copilot),
+        (Agent::Opencode, &gemini),
     ] {
         let read = std::panic::catch_unwind(|| verdict(agent, Some(reply)));
         assert!(read.is_err(), "{agent} {reply}");
@@ -186,7 +182,7 @@ fn gemini_denies_a_read_a_shell_read_and_a_denied_tool_in_its_own_shape() {
         "/tool_input/file_path",
         json!(p.root.join("secrets/key")),
     );
-    let reply = run(&p, HookAgent::Gemini, None, &read).expect("a denial");
+    let reply = run(&p, Agent::Gemini, None, &read).expect("a denial");
     assert_eq!(reply["decision"], "deny", "{reply}");
     assert!(
         reply["reason"].as_str().unwrap().contains("secrets/"),
@@ -197,12 +193,12 @@ fn gemini_denies_a_read_a_shell_read_and_a_denied_tool_in_its_own_shape() {
     let mut shell = recorded(&p, "gemini-cli-0.61.0", "BeforeTool-run_shell_command.json");
     set(&mut shell, "/tool_input/command", json!("cat key"));
     shell["tool_input"]["dir_path"] = json!("secrets");
-    let reply = run(&p, HookAgent::Gemini, None, &shell).expect("a denial");
+    let reply = run(&p, Agent::Gemini, None, &shell).expect("a denial");
     assert_eq!(reply["decision"], "deny", "{reply}");
 
     // `Glob` in the rules is Gemini CLI's `glob`.
     let glob = recorded(&p, "gemini-cli-0.61.0", "BeforeTool-glob.json");
-    let reply = run(&p, HookAgent::Gemini, None, &glob).expect("a denial");
+    let reply = run(&p, Agent::Gemini, None, &glob).expect("a denial");
     assert!(
         reply["reason"]
             .as_str()
@@ -213,21 +209,21 @@ fn gemini_denies_a_read_a_shell_read_and_a_denied_tool_in_its_own_shape() {
 
     // A search of the folder that holds secrets/ is a read of it.
     let grep = recorded(&p, "gemini-cli-0.61.0", "BeforeTool-grep_search.json");
-    assert!(denied(&p, HookAgent::Gemini, &grep));
+    assert!(denied(&p, Agent::Gemini, &grep));
     // A read of another file runs.
     set(
         &mut read,
         "/tool_input/file_path",
         json!(p.root.join("README.md")),
     );
-    assert!(runs(&p, HookAgent::Gemini, &read));
+    assert!(runs(&p, Agent::Gemini, &read));
 }
 
 #[test]
 fn an_agents_own_tool_name_in_the_rules_still_matches() {
     let p = Project::new("denied_tools: [read_file]\n");
     let read = recorded(&p, "gemini-cli-0.61.0", "BeforeTool-read_file.json");
-    let reply = run(&p, HookAgent::Gemini, None, &read).expect("a denial");
+    let reply = run(&p, Agent::Gemini, None, &read).expect("a denial");
     assert!(
         reply["reason"].as_str().unwrap().contains("`read_file`"),
         "{reply}"
@@ -235,13 +231,13 @@ fn an_agents_own_tool_name_in_the_rules_still_matches() {
     // An allow list naming the agent's own name allows it.
     let p = Project::new("allowed_tools: [read_file]\n");
     let read = recorded(&p, "gemini-cli-0.61.0", "BeforeTool-read_file.json");
-    assert_eq!(run(&p, HookAgent::Gemini, None, &read), None);
+    assert_eq!(run(&p, Agent::Gemini, None, &read), None);
     // And the shared name allows every agent's read.
     let p = Project::new("allowed_tools: [Read]\n");
     let read = recorded(&p, "qwen-code-0.15.10", "PreToolUse-read_file.json");
-    assert_eq!(run(&p, HookAgent::Qwen, None, &read), None);
+    assert_eq!(run(&p, Agent::Qwen, None, &read), None);
     let write = recorded(&p, "qwen-code-0.15.10", "PreToolUse-write_file.json");
-    assert!(denied(&p, HookAgent::Qwen, &write));
+    assert!(denied(&p, Agent::Qwen, &write));
 }
 
 #[test]
@@ -252,14 +248,14 @@ fn gemini_mcp_tools_are_named_by_their_server() {
         "gemini-cli-0.61.0",
         "BeforeTool-mcp_github_get_file_contents.json",
     );
-    assert!(denied(&p, HookAgent::Gemini, &call));
+    assert!(denied(&p, Agent::Gemini, &call));
     let p = Project::new("denied_tools: [github/create_issue]\n");
     let call = recorded(
         &p,
         "gemini-cli-0.61.0",
         "BeforeTool-mcp_github_get_file_contents.json",
     );
-    assert!(runs(&p, HookAgent::Gemini, &call));
+    assert!(runs(&p, Agent::Gemini, &call));
 }
 
 #[test]
@@ -271,22 +267,22 @@ fn opencode_reads_file_path_and_bash_workdir() {
         "/tool_input/filePath",
         json!(p.root.join("secrets/key")),
     );
-    let reply = run(&p, HookAgent::Opencode, None, &read).expect("a denial");
+    let reply = run(&p, Agent::Opencode, None, &read).expect("a denial");
     let out = &reply["hookSpecificOutput"];
     assert_eq!(out["permissionDecision"], "deny", "{reply}");
 
     let mut bash = opencode_payload(&p, "tool.execute.before-bash.json");
     set(&mut bash, "/tool_input/command", json!("cat key"));
     bash["tool_input"]["workdir"] = json!(p.root.join("secrets"));
-    assert!(denied(&p, HookAgent::Opencode, &bash));
+    assert!(denied(&p, Agent::Opencode, &bash));
     let allowed = opencode_payload(&p, "tool.execute.before-bash.json");
-    assert_eq!(run(&p, HookAgent::Opencode, None, &allowed), None);
+    assert_eq!(run(&p, Agent::Opencode, None, &allowed), None);
     set(
         &mut read,
         "/tool_input/filePath",
         json!(p.root.join("README.md")),
     );
-    assert!(runs(&p, HookAgent::Opencode, &read));
+    assert!(runs(&p, Agent::Opencode, &read));
 }
 
 #[test]
@@ -298,7 +294,7 @@ fn copilot_gets_flat_decisions_and_top_level_context() {
         "/tool_input/path",
         json!(p.root.join("secrets/key")),
     );
-    let reply = run(&p, HookAgent::Copilot, None, &read).expect("a denial");
+    let reply = run(&p, Agent::Copilot, None, &read).expect("a denial");
     assert_eq!(reply["permissionDecision"], "deny", "{reply}");
     assert!(reply.get("hookSpecificOutput").is_none());
     set(
@@ -306,13 +302,13 @@ fn copilot_gets_flat_decisions_and_top_level_context() {
         "/tool_input/path",
         json!(p.root.join("README.md")),
     );
-    assert!(runs(&p, HookAgent::Copilot, &read));
+    assert!(runs(&p, Agent::Copilot, &read));
 
     // sessionStart: the rules' extension and the file list, at top level;
     // never the AGENTS.md chain Copilot sends itself.
     p.file("AGENTS.md", "ROOT-RULES\n");
     let start = recorded(&p, "copilot-cli-1.0.102", "sessionStart.json");
-    let reply = run(&p, HookAgent::Copilot, Some("sessionStart"), &start).expect("context");
+    let reply = run(&p, Agent::Copilot, Some("sessionStart"), &start).expect("context");
     let text = reply["additionalContext"].as_str().unwrap();
     assert!(text.contains("<project_files"), "{text}");
     assert!(!text.contains("ROOT-RULES"), "{text}");
@@ -326,7 +322,7 @@ fn a_copilot_sub_agents_calls_are_its_parents_session() {
     call["agent_id"] = json!("sub-1");
     call["parent_agent_id"] = json!("main-1");
     set(&mut call, "/tool_input/path", json!("secrets/key"));
-    assert!(denied(&p, HookAgent::Copilot, &call));
+    assert!(denied(&p, Agent::Copilot, &call));
     // The sub-agent's state sits beside its parent's session.
     let sessions = p.home.join(".local/state/agentctx/anchors");
     let names: Vec<String> = std::fs::read_dir(&sessions)
@@ -350,7 +346,7 @@ fn qwen_and_gemini_context_is_plain_text() {
         "/tool_input/file_path",
         json!(p.root.join("lib/util.ts")),
     );
-    let reply = run(&p, HookAgent::Qwen, None, &post).expect("a reminder");
+    let reply = run(&p, Agent::Qwen, None, &post).expect("a reminder");
     let text = reply["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap();
@@ -364,7 +360,7 @@ fn qwen_and_gemini_context_is_plain_text() {
         "/tool_input/file_path",
         json!(p.root.join("lib/util.ts")),
     );
-    let reply = run(&p, HookAgent::Gemini, None, &gemini).expect("a reminder");
+    let reply = run(&p, Agent::Gemini, None, &gemini).expect("a reminder");
     assert_eq!(reply["hookSpecificOutput"]["hookEventName"], "AfterTool");
     let text = reply["hookSpecificOutput"]["additionalContext"]
         .as_str()
@@ -392,14 +388,14 @@ fn gemini_with_agents_md_in_context_file_name_gets_no_nested_body_twice() {
         "/tool_input/file_path",
         json!(p.root.join("lib/util.ts")),
     );
-    assert_eq!(run(&p, HookAgent::Gemini, None, &gemini), None);
+    assert_eq!(run(&p, Agent::Gemini, None, &gemini), None);
     // A shell read is not one Gemini CLI follows: agentctx tells.
     p.file("tools/AGENTS.md", "TOOLS\n");
     p.file("tools/run.sh", "x\n");
     let mut shell = recorded(&p, "gemini-cli-0.61.0", "AfterTool-read_file.json");
     shell["tool_name"] = json!("run_shell_command");
     shell["tool_input"] = json!({"command": "cat tools/run.sh"});
-    assert!(run(&p, HookAgent::Gemini, None, &shell).is_some());
+    assert!(run(&p, Agent::Gemini, None, &shell).is_some());
 }
 
 #[test]
@@ -414,12 +410,12 @@ fn opencode_leaves_out_only_what_it_loads_below_the_cwd() {
     read["cwd"] = json!(cwd);
     read["tool_input"] = json!({"filePath": cwd.join("lib/a.ts")});
     assert_eq!(
-        run(&p, HookAgent::Opencode, None, &read),
+        run(&p, Agent::Opencode, None, &read),
         None,
         "below the cwd: opencode's"
     );
     read["tool_input"] = json!({"filePath": p.root.join("packages/web/b.ts")});
-    let reply = run(&p, HookAgent::Opencode, None, &read).expect("the sibling's");
+    let reply = run(&p, Agent::Opencode, None, &read).expect("the sibling's");
     let text = reply["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap();
@@ -430,32 +426,27 @@ fn opencode_leaves_out_only_what_it_loads_below_the_cwd() {
 fn sub_agent_output_is_captured_once_per_agent() {
     for (agent, dir, name, marker) in [
         (
-            HookAgent::Gemini,
+            Agent::Gemini,
             "gemini-cli-0.61.0",
             "AfterTool-invoke_agent.json",
             "SUB-AGENT-ANSWER-gemini",
         ),
         (
-            HookAgent::Opencode,
+            Agent::Opencode,
             "opencode-1.18.33",
             "tool.execute.after-task.json",
             "SUBAGENT-ONE-BODY",
         ),
         (
-            HookAgent::Copilot,
+            Agent::Copilot,
             "copilot-cli-1.0.102",
             "SubagentStop.json",
             "SUB-AGENT-ANSWER-copilot",
         ),
-        (
-            HookAgent::Qwen,
-            "qwen-code-0.15.10",
-            "SubagentStop.json",
-            "",
-        ),
+        (Agent::Qwen, "qwen-code-0.15.10", "SubagentStop.json", ""),
     ] {
         let p = Project::new("");
-        let payload = if agent == HookAgent::Opencode {
+        let payload = if agent == Agent::Opencode {
             opencode_payload(&p, name)
         } else {
             recorded(&p, dir, name)
@@ -478,13 +469,13 @@ fn sub_agent_output_is_captured_once_per_agent() {
     let p = Project::new("");
     run(
         &p,
-        HookAgent::Qwen,
+        Agent::Qwen,
         None,
         &recorded(&p, "qwen-code-0.15.10", "PostToolUse-agent.json"),
     );
     run(
         &p,
-        HookAgent::Copilot,
+        Agent::Copilot,
         None,
         &recorded(&p, "copilot-cli-1.0.102", "PostToolUse-Agent.json"),
     );
@@ -515,13 +506,13 @@ fn walkdir(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 fn qwen_s_first_prompt_gives_the_initial_context_when_session_start_did_not_fire() {
     let p = Project::new("file_patterns:\n  exclude: [\"secrets/\"]\n");
     let prompt = recorded(&p, "qwen-code-0.15.10", "UserPromptSubmit.json");
-    let reply = run(&p, HookAgent::Qwen, None, &prompt).expect("the initial context");
+    let reply = run(&p, Agent::Qwen, None, &prompt).expect("the initial context");
     let out = &reply["hookSpecificOutput"];
     assert_eq!(out["hookEventName"], "UserPromptSubmit");
     let text = out["additionalContext"].as_str().unwrap();
     assert!(text.contains("[project_files"), "{text}");
     // Once.
-    assert_eq!(run(&p, HookAgent::Qwen, None, &prompt), None);
+    assert_eq!(run(&p, Agent::Qwen, None, &prompt), None);
 }
 
 // What an attack pass on the dialects found (2026-11-26), one test each:
@@ -547,13 +538,13 @@ fn opencode_apply_patch_is_read_as_a_patch() {
     let p = Project::new(EXCLUDE);
     let patch = "*** Begin Patch\n*** Update File: secrets/key\n@@\n-SECRET\n+X\n*** End Patch";
     let payload = call(&p, "apply_patch", json!({"patchText": patch}));
-    assert!(denied(&p, HookAgent::Opencode, &payload));
+    assert!(denied(&p, Agent::Opencode, &payload));
     let plugin = "*** Begin Patch\n*** Add File: .opencode/plugin/evil.js\n+x\n*** End Patch";
     let payload = call(&p, "apply_patch", json!({"patchText": plugin}));
-    assert!(denied(&p, HookAgent::Opencode, &payload));
+    assert!(denied(&p, Agent::Opencode, &payload));
     let source = "*** Begin Patch\n*** Update File: src/main.rs\n@@\n-fn main() {}\n+fn main() {  }\n*** End Patch";
     let payload = call(&p, "apply_patch", json!({"patchText": source}));
-    assert!(runs(&p, HookAgent::Opencode, &payload));
+    assert!(runs(&p, Agent::Opencode, &payload));
 }
 
 #[test]
@@ -582,7 +573,7 @@ fn gemini_paths_are_judged_as_gemini_opens_them() {
         ("read_file", json!({"file_path": "~/../secrets/key"})),
     ] {
         let payload = gemini_call(&p, tool, input.clone());
-        assert!(denied(&p, HookAgent::Gemini, &payload), "{tool} {input}");
+        assert!(denied(&p, Agent::Gemini, &payload), "{tool} {input}");
     }
     // An existing relative file is judged as itself.
     let payload = gemini_call(
@@ -590,10 +581,10 @@ fn gemini_paths_are_judged_as_gemini_opens_them() {
         "replace",
         json!({"file_path": "README.md", "old_string": "a", "new_string": "b"}),
     );
-    assert_eq!(run(&p, HookAgent::Gemini, None, &payload), None);
+    assert_eq!(run(&p, Agent::Gemini, None, &payload), None);
     for path in ["@README.md", "%73rc/main.rs", "~/../src/main.rs"] {
         let payload = gemini_call(&p, "read_file", json!({"file_path": path}));
-        assert!(runs(&p, HookAgent::Gemini, &payload), "{path}");
+        assert!(runs(&p, Agent::Gemini, &payload), "{path}");
     }
 }
 
@@ -605,11 +596,11 @@ fn a_tilde_folder_is_a_folder_to_opencode() {
         "bash",
         json!({"command": "cat key", "workdir": "~/../secrets"}),
     );
-    assert!(denied(&p, HookAgent::Opencode, &payload));
+    assert!(denied(&p, Agent::Opencode, &payload));
     let payload = call(&p, "read", json!({"filePath": "~/../secrets/key"}));
-    assert!(denied(&p, HookAgent::Opencode, &payload));
+    assert!(denied(&p, Agent::Opencode, &payload));
     let payload = call(&p, "read", json!({"filePath": "~/../README.md"}));
-    assert!(runs(&p, HookAgent::Opencode, &payload));
+    assert!(runs(&p, Agent::Opencode, &payload));
 }
 
 #[test]
@@ -620,32 +611,32 @@ fn every_copilot_search_path_is_judged() {
         "Grep",
         json!({"pattern": "SECRET", "paths": ["secrets"], "path": "src"}),
     );
-    assert!(denied(&p, HookAgent::Copilot, &payload));
+    assert!(denied(&p, Agent::Copilot, &payload));
     let payload = call(
         &p,
         "Grep",
         json!({"pattern": "SECRET", "paths": ["src", "secrets"], "files": []}),
     );
-    assert!(denied(&p, HookAgent::Copilot, &payload));
+    assert!(denied(&p, Agent::Copilot, &payload));
     let payload = call(
         &p,
         "Grep",
         json!({"pattern": "SECRET", "paths": ["src"], "path": "src"}),
     );
-    assert!(runs(&p, HookAgent::Copilot, &payload));
+    assert!(runs(&p, Agent::Copilot, &payload));
 }
 
 #[test]
 fn an_mcp_server_name_holding_the_separator_still_matches_its_rule() {
     let p = Project::new("denied_tools: [\"my-server/*\", \"my_fs/*\"]\n");
     let payload = call(&p, "my-server-delete_file", json!({"path": "README.md"}));
-    assert!(denied(&p, HookAgent::Copilot, &payload));
+    assert!(denied(&p, Agent::Copilot, &payload));
     let payload = call(&p, "my_fs_write_file", json!({"path": "README.md"}));
-    assert!(denied(&p, HookAgent::Opencode, &payload));
+    assert!(denied(&p, Agent::Opencode, &payload));
     let payload = call(&p, "other-server-delete_file", json!({"path": "README.md"}));
-    assert!(runs(&p, HookAgent::Copilot, &payload));
+    assert!(runs(&p, Agent::Copilot, &payload));
     let payload = call(&p, "other_fs_write_file", json!({"path": "README.md"}));
-    assert!(runs(&p, HookAgent::Opencode, &payload));
+    assert!(runs(&p, Agent::Opencode, &payload));
 }
 
 #[test]
@@ -658,9 +649,9 @@ fn an_unreadable_gemini_tool_call_is_denied() {
     );
     let env = p.env();
     let host = Host::new(&p.config, &env, Some(&p.root));
-    let outcome = handle_event(raw.as_bytes(), Some(HookAgent::Gemini), None, &host);
+    let outcome = handle_event(raw.as_bytes(), Some(Agent::Gemini), None, &host);
     assert_eq!(
-        verdict(HookAgent::Gemini, outcome.output.as_ref()),
+        verdict(Agent::Gemini, outcome.output.as_ref()),
         Verdict::Denied,
         "{:?}",
         outcome.notes
@@ -669,9 +660,9 @@ fn an_unreadable_gemini_tool_call_is_denied() {
     let raw = raw
         .replace("secrets/key", "README.md")
         .replace(&deep, "[[]]");
-    let outcome = handle_event(raw.as_bytes(), Some(HookAgent::Gemini), None, &host);
+    let outcome = handle_event(raw.as_bytes(), Some(Agent::Gemini), None, &host);
     assert_eq!(
-        verdict(HookAgent::Gemini, outcome.output.as_ref()),
+        verdict(Agent::Gemini, outcome.output.as_ref()),
         Verdict::Runs,
         "{:?}",
         outcome.notes
@@ -687,7 +678,7 @@ fn the_agents_config_folders_are_protected_anywhere() {
         "sub/.github/hooks/x.json",
     ] {
         let payload = call(&p, "write", json!({"filePath": path, "content": "{}"}));
-        assert!(denied(&p, HookAgent::Opencode, &payload), "{path}");
+        assert!(denied(&p, Agent::Opencode, &payload), "{path}");
     }
     let extension = p.home.join(".gemini/extensions/x/hooks/hooks.json");
     let payload = gemini_call(
@@ -695,20 +686,20 @@ fn the_agents_config_folders_are_protected_anywhere() {
         "write_file",
         json!({"file_path": extension, "content": "{}"}),
     );
-    assert!(denied(&p, HookAgent::Gemini, &payload));
+    assert!(denied(&p, Agent::Gemini, &payload));
     let payload = gemini_call(
         &p,
         "write_file",
         json!({"file_path": "sub/hooks/x.json", "content": "{}"}),
     );
-    assert!(runs(&p, HookAgent::Gemini, &payload));
+    assert!(runs(&p, Agent::Gemini, &payload));
     // A workflow file is the project's own.
     let payload = call(
         &p,
         "write",
         json!({"filePath": ".github/workflows/ci.yml", "content": "x"}),
     );
-    assert_eq!(run(&p, HookAgent::Opencode, None, &payload), None);
+    assert_eq!(run(&p, Agent::Opencode, None, &payload), None);
 }
 
 // A second pass (2026-11-26).
@@ -739,7 +730,7 @@ fn gemini_nul_bytes_at_slashes_and_file_urls_are_judged_as_opened() {
         ),
     ] {
         let payload = gemini_call(&p, tool, input.clone());
-        assert!(denied(&p, HookAgent::Gemini, &payload), "{tool} {input}");
+        assert!(denied(&p, Agent::Gemini, &payload), "{tool} {input}");
     }
     for (tool, input) in [
         ("read_file", json!({"file_path": "@/README.md"})),
@@ -753,7 +744,7 @@ fn gemini_nul_bytes_at_slashes_and_file_urls_are_judged_as_opened() {
         ),
     ] {
         let payload = gemini_call(&p, tool, input.clone());
-        assert!(runs(&p, HookAgent::Gemini, &payload), "{tool} {input}");
+        assert!(runs(&p, Agent::Gemini, &payload), "{tool} {input}");
     }
 }
 
@@ -767,9 +758,9 @@ fn copilot_paths_as_one_string_is_judged() {
         json!({"pattern": "SECRET", "paths": "../secrets"}),
     );
     payload["cwd"] = json!(p.root.join("src"));
-    assert!(denied(&p, HookAgent::Copilot, &payload));
+    assert!(denied(&p, Agent::Copilot, &payload));
     payload["tool_input"]["paths"] = json!("../src");
-    assert!(runs(&p, HookAgent::Copilot, &payload));
+    assert!(runs(&p, Agent::Copilot, &payload));
 }
 
 #[test]
@@ -781,13 +772,13 @@ fn opencode_mcp_resource_tools_belong_to_their_server() {
             tool,
             json!({"server": "github", "uri": "repo://o/r/contents/x"}),
         );
-        assert!(denied(&p, HookAgent::Opencode, &payload), "{tool}");
+        assert!(denied(&p, Agent::Opencode, &payload), "{tool}");
         let payload = call(
             &p,
             tool,
             json!({"server": "gitlab", "uri": "repo://o/r/contents/x"}),
         );
-        assert!(runs(&p, HookAgent::Opencode, &payload), "{tool}");
+        assert!(runs(&p, Agent::Opencode, &payload), "{tool}");
     }
 }
 
@@ -795,10 +786,10 @@ fn opencode_mcp_resource_tools_belong_to_their_server() {
 fn asking_agentctx_about_an_excluded_file_is_not_reading_it() {
     let p = Project::new(EXCLUDE);
     for (agent, tool) in [
-        (HookAgent::Claude, "mcp__agentctx__rules_check"),
-        (HookAgent::Copilot, "agentctx-rules_check"),
-        (HookAgent::Opencode, "agentctx_rules_check"),
-        (HookAgent::Qwen, "mcp__agentctx__agents_resolve"),
+        (Agent::Claude, "mcp__agentctx__rules_check"),
+        (Agent::Copilot, "agentctx-rules_check"),
+        (Agent::Opencode, "agentctx_rules_check"),
+        (Agent::Qwen, "mcp__agentctx__agents_resolve"),
     ] {
         let payload = call(
             &p,
@@ -809,9 +800,9 @@ fn asking_agentctx_about_an_excluded_file_is_not_reading_it() {
     }
     // Another tool of another server naming it is judged.
     let payload = call(&p, "mcp__fs__read_file", json!({"path": "secrets/key"}));
-    assert!(denied(&p, HookAgent::Claude, &payload));
+    assert!(denied(&p, Agent::Claude, &payload));
     let payload = call(&p, "mcp__fs__read_file", json!({"path": "README.md"}));
-    assert!(runs(&p, HookAgent::Claude, &payload));
+    assert!(runs(&p, Agent::Claude, &payload));
 }
 
 #[test]
@@ -826,7 +817,7 @@ fn a_changed_agents_md_is_news_even_where_the_agent_loads_nested_files() {
         json!(p.root.join("lib/util.ts")),
     );
     // Copilot CLI gave the body with its view: nothing from agentctx.
-    assert_eq!(run(&p, HookAgent::Copilot, None, &post), None);
+    assert_eq!(run(&p, Agent::Copilot, None, &post), None);
     // Changed since: Copilot never gives it again, agentctx says so once.
     let file = p.root.join("lib/AGENTS.md");
     std::fs::write(&file, "LIB, CHANGED\n").unwrap();
@@ -837,10 +828,10 @@ fn a_changed_agents_md_is_news_even_where_the_agent_loads_nested_files() {
         .unwrap()
         .set_modified(later)
         .unwrap();
-    let reply = run(&p, HookAgent::Copilot, None, &post).expect("the change");
+    let reply = run(&p, Agent::Copilot, None, &post).expect("the change");
     let text = reply["additionalContext"].as_str().unwrap();
     assert!(text.contains("lib/AGENTS.md"), "{text}");
-    assert_eq!(run(&p, HookAgent::Copilot, None, &post), None, "once");
+    assert_eq!(run(&p, Agent::Copilot, None, &post), None, "once");
 }
 
 // A third pass (2026-11-26).
@@ -856,19 +847,19 @@ fn qwen_gets_the_context_with_the_prompt_after_each_start_it_drops() {
         start
     };
     let given = |p: &Project| {
-        run(p, HookAgent::Qwen, None, &prompt).is_some_and(|r| {
+        run(p, Agent::Qwen, None, &prompt).is_some_and(|r| {
             r["hookSpecificOutput"]["additionalContext"]
                 .as_str()
                 .is_some_and(|t| t.contains("[project_files"))
         })
     };
     // Interactive: SessionStart fires (its answer is dropped), then the prompt.
-    run(&p, HookAgent::Qwen, None, &start("startup"));
+    run(&p, Agent::Qwen, None, &start("startup"));
     assert!(given(&p), "the first prompt");
     assert!(!given(&p), "once");
-    run(&p, HookAgent::Qwen, None, &start("compact"));
+    run(&p, Agent::Qwen, None, &start("compact"));
     assert!(given(&p), "after a compaction");
-    run(&p, HookAgent::Qwen, None, &start("resume"));
+    run(&p, Agent::Qwen, None, &start("resume"));
     assert!(!given(&p), "a resumed conversation keeps it");
 }
 
@@ -876,12 +867,12 @@ fn qwen_gets_the_context_with_the_prompt_after_each_start_it_drops() {
 fn a_resumed_opencode_task_is_captured_again() {
     let p = Project::new("");
     let mut first = opencode_payload(&p, "tool.execute.after-task.json");
-    run(&p, HookAgent::Opencode, None, &first);
+    run(&p, Agent::Opencode, None, &first);
     first["tool_use_id"] = json!("call_resumed");
     first["tool_response"]["output"] = json!(
         "<task id=\"x\" state=\"completed\">\n<task_result>\nTHE SECOND RUN\n</task_result>\n</task>"
     );
-    run(&p, HookAgent::Opencode, None, &first);
+    run(&p, Agent::Opencode, None, &first);
     let captures: Vec<String> = walkdir(&p.home.join(".agent-kit/MEMORY"))
         .into_iter()
         .filter(|f| f.extension().is_some_and(|e| e == "md"))
@@ -895,11 +886,11 @@ fn a_resumed_opencode_task_is_captured_again() {
 // through each dialect. They hold; the tests keep them held.
 
 /// Each agent's read of `path`, in its own payload shape.
-fn read_call(agent: HookAgent, session: &str, cwd: &std::path::Path, path: &str) -> Value {
+fn read_call(agent: Agent, session: &str, cwd: &std::path::Path, path: &str) -> Value {
     let (event, tool, input) = match agent {
-        HookAgent::Gemini => ("BeforeTool", "read_file", json!({"file_path": path})),
-        HookAgent::Copilot => ("PreToolUse", "Read", json!({"path": path})),
-        HookAgent::Opencode => ("PreToolUse", "read", json!({"filePath": path})),
+        Agent::Gemini => ("BeforeTool", "read_file", json!({"file_path": path})),
+        Agent::Copilot => ("PreToolUse", "Read", json!({"path": path})),
+        Agent::Opencode => ("PreToolUse", "read", json!({"filePath": path})),
         _ => ("PreToolUse", "read_file", json!({"file_path": path})),
     };
     json!({
@@ -908,12 +899,7 @@ fn read_call(agent: HookAgent, session: &str, cwd: &std::path::Path, path: &str)
     })
 }
 
-const OTHERS: [HookAgent; 4] = [
-    HookAgent::Gemini,
-    HookAgent::Copilot,
-    HookAgent::Opencode,
-    HookAgent::Qwen,
-];
+const OTHERS: [Agent; 4] = [Agent::Gemini, Agent::Copilot, Agent::Opencode, Agent::Qwen];
 
 #[test]
 fn a_sessions_rules_hold_when_its_cwd_moves_to_a_project_without_rules() {
@@ -942,23 +928,23 @@ fn a_sub_agent_in_another_folder_keeps_its_parents_rules() {
     let elsewhere = tempfile::tempdir().unwrap();
     let other = std::fs::canonicalize(elsewhere.path()).unwrap();
     let secret = p.root.join("secrets/key").display().to_string();
-    let first = read_call(HookAgent::Copilot, "parent-1", &p.root, "README.md");
-    assert_eq!(run(&p, HookAgent::Copilot, None, &first), None);
+    let first = read_call(Agent::Copilot, "parent-1", &p.root, "README.md");
+    assert_eq!(run(&p, Agent::Copilot, None, &first), None);
     // Copilot CLI: the sub-agent's own id, with its parent's.
-    let mut sub = read_call(HookAgent::Copilot, "sub-1", &other, &secret);
+    let mut sub = read_call(Agent::Copilot, "sub-1", &other, &secret);
     sub["agent_id"] = json!("sub-1");
     sub["parent_agent_id"] = json!("parent-1");
-    assert!(denied(&p, HookAgent::Copilot, &sub));
+    assert!(denied(&p, Agent::Copilot, &sub));
     // opencode: the plugin sends a child's calls under the parent's session.
-    let mut child = read_call(HookAgent::Opencode, "parent-1", &other, &secret);
+    let mut child = read_call(Agent::Opencode, "parent-1", &other, &secret);
     child["agent_id"] = json!("ses_child");
-    assert!(denied(&p, HookAgent::Opencode, &child));
+    assert!(denied(&p, Agent::Opencode, &child));
     let readme = p.root.join("README.md").display().to_string();
-    let mut child = read_call(HookAgent::Opencode, "parent-1", &other, &readme);
+    let mut child = read_call(Agent::Opencode, "parent-1", &other, &readme);
     child["agent_id"] = json!("ses_child");
-    assert!(runs(&p, HookAgent::Opencode, &child));
+    assert!(runs(&p, Agent::Opencode, &child));
     sub["tool_input"]["path"] = json!(readme);
-    assert!(runs(&p, HookAgent::Copilot, &sub));
+    assert!(runs(&p, Agent::Copilot, &sub));
 }
 
 #[test]

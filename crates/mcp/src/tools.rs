@@ -5,10 +5,12 @@
 use std::path::PathBuf;
 
 use agentctx_agentmem::CaptureStore;
-use agentctx_hooks::{ComposeParts, Guard, Host, Verdict, compose};
+use agentctx_context::{ComposeParts, compose};
+use agentctx_guard::{Guard, Verdict};
+use agentctx_session::Host;
 use agentctx_types::{
-    ContextRequest, FilesRequest, HookAgent, IdRequest, MemQueryRequest, MemSaveRequest,
-    ResolveRequest, RulesCheckRequest,
+    ContextRequest, FilesRequest, IdRequest, MemQueryRequest, MemSaveRequest, ResolveRequest,
+    RulesCheckRequest,
 };
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::{tool, tool_router};
@@ -95,7 +97,7 @@ impl ContextServer {
             let host = this.host();
             let composed = match request.remote.as_deref() {
                 Some(spec) => match remote_of(spec, this.state.api_url.as_deref()) {
-                    Some(repo) => match agentctx_hooks::compose_remote(&host, &repo, false) {
+                    Some(repo) => match agentctx_context::compose_remote(&host, &repo, false) {
                         Ok(composed) => composed,
                         Err(error) => return failed("context", error),
                     },
@@ -113,7 +115,7 @@ impl ContextServer {
                     if recall.enabled {
                         let mut notes = Vec::new();
                         if let Ok(source) = this.memory.as_ref()
-                            && let Ok(index) = agentctx_hooks::memory_index_in(
+                            && let Ok(index) = agentctx_context::memory_index_in(
                                 &host,
                                 source,
                                 &folder,
@@ -183,17 +185,7 @@ impl ContextServer {
             Ok(rules) => rules,
             Err(error) => return failed("rules_check", error),
         };
-        let guard = Guard {
-            host: &host,
-            rules: &rules,
-            cwd: &self.state.cwd,
-            agent: HookAgent::Claude,
-            sandboxed: false,
-            session_sandboxed: false,
-            native_tool: None,
-            aliases: &[],
-            words_only: None,
-        };
+        let guard = Guard::new(&host, &rules, &self.state.cwd);
         let mut answers = Vec::new();
         let mut notes = Vec::new();
         if let Some(tool) = request.tool.as_deref() {
@@ -240,7 +232,7 @@ impl ContextServer {
         }
         let text = match request.remote.as_deref() {
             Some(spec) => match remote_of(spec, self.state.api_url.as_deref()) {
-                Some(repo) => match agentctx_hooks::compose_remote(&host, &repo, false) {
+                Some(repo) => match agentctx_context::compose_remote(&host, &repo, false) {
                     Ok(composed) => composed
                         .parts()
                         .filter(|p| p.kind == agentctx_types::ContextPartKind::Files)
@@ -258,7 +250,7 @@ impl ContextServer {
             None => {
                 let folder = self.folder(request.path.as_deref());
                 let rules = host.rules(&folder).ok();
-                match agentctx_hooks::file_list_setup(&host, &folder, rules.as_ref()) {
+                match agentctx_context::file_list_setup(&host, &folder, rules.as_ref()) {
                     Ok((root, options)) => match agentctx_filelist::list_local(&root, &options) {
                         Ok(listing) => listing.text,
                         Err(error) => return failed("files", error),
@@ -351,7 +343,7 @@ impl ContextServer {
                 &request.query,
                 &filter,
                 budget,
-                &agentctx_hooks::O200kCounter,
+                &agentctx_context::O200kCounter,
                 jiff::Zoned::now().date(),
             ) {
                 Ok(block) => block.text,
@@ -438,7 +430,8 @@ fn remote_lines(
         &host.config.file_list_context,
         &agentctx_types::FileListOverrides::default(),
     );
-    let remote_options = agentctx_hooks::remote_options(host, repo.platform, &options, false, true);
+    let remote_options =
+        agentctx_context::remote_options(host, repo.platform, &options, false, true);
     let listing = remote::fetch(repo, &remote_options).map_err(|e| e.to_string())?;
     let commit = listing
         .commit

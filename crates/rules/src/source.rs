@@ -70,7 +70,7 @@ pub fn read_rule_text(path: &Path) -> Result<String, RuleFileError> {
             return Err(fail("it is not a regular file".to_owned()));
         }
     }
-    let bytes = agentctx_readfile::read(path, RULE_FILE_LIMIT)
+    let bytes = agentctx_fs::read(path, RULE_FILE_LIMIT)
         .map_err(|e| fail(format!("cannot read it: {e}")))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();

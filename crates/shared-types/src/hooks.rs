@@ -11,11 +11,13 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The coding agent that runs a hook.
+/// A coding agent agentctx works with: the one that runs a hook, the one
+/// `agentctx install` writes settings for. What each one implies is asked
+/// of agentctx-agents, its profile; nothing else tests which agent it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "kebab-case")]
-pub enum HookAgent {
+pub enum Agent {
     /// Anthropic's Claude Code.
     Claude,
     /// OpenAI's Codex CLI.
@@ -30,9 +32,9 @@ pub enum HookAgent {
     Qwen,
 }
 
-impl HookAgent {
-    /// Every agent with a hook dialect.
-    pub const ALL: [HookAgent; 6] = [
+impl Agent {
+    /// Every agent.
+    pub const ALL: [Agent; 6] = [
         Self::Claude,
         Self::Codex,
         Self::Gemini,
@@ -51,77 +53,6 @@ impl HookAgent {
             Self::Copilot => "copilot",
             Self::Opencode => "opencode",
             Self::Qwen => "qwen",
-        }
-    }
-}
-
-crate::from_name!(HookAgent, "coding agent", [
-    "claude" => HookAgent::Claude, "codex" => HookAgent::Codex, "gemini" => HookAgent::Gemini,
-    "copilot" => HookAgent::Copilot, "opencode" => HookAgent::Opencode, "qwen" => HookAgent::Qwen,
-]);
-
-impl std::fmt::Display for HookAgent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A coding agent `agentctx install` knows; each gets agentctx's hooks in
-/// its [`HookAgent`] dialect (opencode through agentctx's plugin), and the
-/// MCP server with `--mcp`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(JsonSchema))]
-#[serde(rename_all = "kebab-case")]
-pub enum Agent {
-    /// Anthropic's Claude Code.
-    Claude,
-    /// OpenAI's Codex CLI.
-    Codex,
-    /// Google's Gemini CLI.
-    Gemini,
-    /// GitHub Copilot CLI.
-    Copilot,
-    /// opencode.
-    Opencode,
-    /// Qwen Code.
-    Qwen,
-}
-
-impl Agent {
-    /// The CLI's name: `claude`, `codex`, `gemini`, `copilot`, `opencode`, `qwen`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Claude => "claude",
-            Self::Codex => "codex",
-            Self::Gemini => "gemini",
-            Self::Copilot => "copilot",
-            Self::Opencode => "opencode",
-            Self::Qwen => "qwen",
-        }
-    }
-
-    /// The hook dialect agentctx speaks with this agent, if any.
-    pub fn hook_dialect(self) -> Option<HookAgent> {
-        match self {
-            Self::Claude => Some(HookAgent::Claude),
-            Self::Codex => Some(HookAgent::Codex),
-            Self::Gemini => Some(HookAgent::Gemini),
-            Self::Copilot => Some(HookAgent::Copilot),
-            Self::Opencode => Some(HookAgent::Opencode),
-            Self::Qwen => Some(HookAgent::Qwen),
-        }
-    }
-}
-
-impl From<HookAgent> for Agent {
-    fn from(agent: HookAgent) -> Self {
-        match agent {
-            HookAgent::Claude => Self::Claude,
-            HookAgent::Codex => Self::Codex,
-            HookAgent::Gemini => Self::Gemini,
-            HookAgent::Copilot => Self::Copilot,
-            HookAgent::Opencode => Self::Opencode,
-            HookAgent::Qwen => Self::Qwen,
         }
     }
 }

@@ -56,7 +56,7 @@ pub use config::Config;
 pub use context::{ComposedContext, ContextPart, ContextPartKind, join_parts};
 pub use filelist::{FileListConfig, FileListFormat, FileListPosition, FileListReport};
 pub use hooks::{
-    Agent, BackgroundTask, CodexNotify, HookAgent, HookInput, HookReply, HookSpecificOutput,
+    Agent, BackgroundTask, CodexNotify, HookInput, HookReply, HookSpecificOutput,
     PermissionDecision,
 };
 pub use integrations::{AgentsMdBodies, ClaudeCodeConfig, CodexConfig};

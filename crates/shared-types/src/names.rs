@@ -36,11 +36,11 @@ macro_rules! from_name {
 
 #[cfg(test)]
 mod name_tests {
-    use crate::{FileListFormat, HookAgent};
+    use crate::{Agent, FileListFormat};
 
     #[test]
     fn names_parse_to_their_values_and_others_say_what_is_accepted() {
-        assert_eq!("codex".parse::<HookAgent>(), Ok(HookAgent::Codex));
+        assert_eq!("codex".parse::<Agent>(), Ok(Agent::Codex));
         assert_eq!(
             "compact".parse::<FileListFormat>(),
             Ok(FileListFormat::Compact)

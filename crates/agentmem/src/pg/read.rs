@@ -13,8 +13,9 @@ use super::pool::Manager;
 use super::ranking::{oldest_that_can_reach, tsquery, usefulness_sql};
 use super::{PgError, PgSettings, connect, schema};
 use crate::context::TokenCounter;
-use crate::store::{Filter, MemoryStore, StoreError, where_clause};
-use crate::stores::CaptureStore;
+use crate::local::MemoryStore;
+use crate::store::CaptureStore;
+use crate::store::{Filter, StoreError, where_clause};
 
 /// The record columns, named as in the local index (its filters apply).
 const COLUMNS: &str = "c.name, c.category, c.agent, c.source, c.session, c.project, c.time, c.completion, c.description, c.remote, c.root_commit, c.pname, c.top, c.package";
@@ -73,7 +74,7 @@ impl std::fmt::Debug for PgStore {
 
 /// A failed statement as the store's error.
 fn shared(error: PgError) -> StoreError {
-    StoreError::Shared(Box::new(error))
+    StoreError::Backend(Box::new(error))
 }
 
 impl PgStore {
@@ -209,7 +210,7 @@ impl CaptureStore for PgStore {
 
     /// `score` is the negated rank (lower is better, as bm25 locally).
     fn search(&mut self, query: &str, filter: &Filter) -> Result<Vec<SearchHit>, StoreError> {
-        let (parsed, filter) = crate::query::parse_with_filter(query, filter)?;
+        let (parsed, filter) = crate::store::query::parse_with_filter(query, filter)?;
         let limit = if filter.limit == 0 { 50 } else { filter.limit };
         let Some(tsquery) = tsquery(&parsed.parts) else {
             return Ok(self
@@ -275,7 +276,7 @@ impl CaptureStore for PgStore {
                 let score: f64 = row.get(COLUMN_COUNT + 1);
                 SearchHit {
                     record: self.record(row),
-                    snippet: crate::query::snippet(&body, &parsed.terms),
+                    snippet: crate::store::query::snippet(&body, &parsed.terms),
                     score,
                 }
             })
@@ -283,7 +284,7 @@ impl CaptureStore for PgStore {
     }
 
     fn count(&mut self, query: &str, filter: &Filter) -> Result<u64, StoreError> {
-        let (parsed, filter) = crate::query::parse_with_filter(query, filter)?;
+        let (parsed, filter) = crate::store::query::parse_with_filter(query, filter)?;
         let (sql, values) = match tsquery(&parsed.parts) {
             // Recall's total: the per-day counts hold every column its
             // filter can name (dates whole days, no agent, source or

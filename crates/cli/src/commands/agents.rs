@@ -137,7 +137,7 @@ fn store_for(
     inv: &Invocation,
     file: Option<&PathBuf>,
     id: Option<&str>,
-) -> Result<Option<SessionStore>, agentctx_hooks::SessionPlaceError> {
+) -> Result<Option<SessionStore>, agentctx_session::SessionPlaceError> {
     inv.host()
         .session_store(&inv.cwd, file.map(PathBuf::as_path), id)
 }

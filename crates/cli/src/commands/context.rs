@@ -1,8 +1,8 @@
-//! `agentctx context`: the initial context, composed by `agentctx_hooks::compose`.
+//! `agentctx context`: the initial context, composed by `agentctx_context::compose`.
 
 use std::io::Write;
 
-use agentctx_hooks::{ComposeParts, compose, count_tokens, with_system_prompt};
+use agentctx_context::{ComposeParts, compose, count_tokens, with_system_prompt};
 use agentctx_types::join_parts;
 
 use crate::cli::ContextArgs;
@@ -17,7 +17,7 @@ pub fn run(inv: &Invocation, args: &ContextArgs, out: &mut dyn Write) -> anyhow:
     );
     let is_remote = remote.is_some();
     let mut composed = match remote {
-        Some(repo) => agentctx_hooks::compose_remote(&host, &repo, args.refresh)?,
+        Some(repo) => agentctx_context::compose_remote(&host, &repo, args.refresh)?,
         None => compose(&host, &inv.cwd, ComposeParts::ALL),
     };
     for warning in &composed.warnings {
@@ -28,7 +28,7 @@ pub fn run(inv: &Invocation, args: &ContextArgs, out: &mut dyn Write) -> anyhow:
     let recall = &inv.config.config.agentmem.recall;
     if !is_remote && recall.enabled && !args.no_memory {
         let mut notes = Vec::new();
-        match agentctx_hooks::memory_index(
+        match agentctx_context::memory_index(
             &host,
             &inv.cwd,
             recall,

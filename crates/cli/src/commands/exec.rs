@@ -5,7 +5,7 @@
 
 use std::io::Write as _;
 
-use agentctx_hooks::{ExecRequest, exec};
+use agentctx_exec::{ExecRequest, exec};
 
 use crate::cli::ExecArgs;
 use crate::commands::{Invocation, Outcome};
@@ -18,7 +18,7 @@ pub fn run(inv: &Invocation, args: &ExecArgs) -> anyhow::Result<Outcome> {
         [one] => one.clone(),
         many => many
             .iter()
-            .map(|w| agentctx_hooks::install::shell_quote(w))
+            .map(|w| agentctx_shell::quote(w))
             .collect::<Vec<_>>()
             .join(" "),
     };
@@ -46,7 +46,7 @@ pub fn run(inv: &Invocation, args: &ExecArgs) -> anyhow::Result<Outcome> {
             Ok(done) => (done.cwd.as_deref(), exit_code(done.status)),
             Err(_) => (None, i32::from(CANNOT_RUN)),
         };
-        if let Err(error) = agentctx_hooks::write_cwd_script(script, dir, status) {
+        if let Err(error) = agentctx_exec::write_cwd_script(script, dir, status) {
             let _ = writeln!(
                 std::io::stderr().lock(),
                 "agentctx exec: cannot write {}: {error}",
@@ -55,7 +55,7 @@ pub fn run(inv: &Invocation, args: &ExecArgs) -> anyhow::Result<Outcome> {
         }
     }
     match outcome {
-        Ok(agentctx_hooks::ExecOutcome {
+        Ok(agentctx_exec::ExecOutcome {
             status,
             mode,
             refused,
@@ -68,7 +68,7 @@ pub fn run(inv: &Invocation, args: &ExecArgs) -> anyhow::Result<Outcome> {
                 }
                 crate::commands::mem::log(inv, "hook.log", &refused, true);
             }
-            if let agentctx_hooks::ExecMode::Plain(why) = &mode {
+            if let agentctx_exec::ExecMode::Plain(why) = &mode {
                 crate::commands::mem::log(
                     inv,
                     "hook.log",

@@ -13,7 +13,7 @@ pub fn run(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::R
     }
     let rules = crate::commands::rules::load(inv).ok();
     let (root, mut options) =
-        agentctx_hooks::file_list_setup(&inv.host(), &inv.cwd, rules.as_ref())?;
+        agentctx_context::file_list_setup(&inv.host(), &inv.cwd, rules.as_ref())?;
     with_flags(inv, &mut options, args)?;
     let list = list_local(&root, &options)?;
     if inv.json {
@@ -69,7 +69,7 @@ fn with_flags(
 fn remote(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     use agentctx_filelist::{Platform, remote};
     let mut options = FileListOptions {
-        token_cache: agentctx_hooks::token_cache(&inv.host()),
+        token_cache: agentctx_context::token_cache(&inv.host()),
         ..FileListOptions::layered(&inv.config.config.file_list_context, &Default::default())
     };
     with_flags(inv, &mut options, args)?;
@@ -94,7 +94,7 @@ fn remote(inv: &Invocation, args: &FilesArgs, out: &mut dyn Write) -> anyhow::Re
         let repo =
             crate::commands::remote_repo(github, args.gitlab.as_deref(), args.api_url.as_deref())
                 .ok_or_else(|| anyhow::anyhow!("--github or --gitlab is needed"))?;
-        let remote_options = agentctx_hooks::remote_options(
+        let remote_options = agentctx_context::remote_options(
             &inv.host(),
             repo.platform,
             &options,

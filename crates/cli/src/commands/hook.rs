@@ -55,7 +55,7 @@ pub fn run(inv: &Invocation, args: &HookArgs, out: &mut dyn Write) -> anyhow::Re
 fn within_deadline(
     inv: &Invocation,
     raw: &[u8],
-    agent: Option<agentctx_types::HookAgent>,
+    agent: Option<agentctx_types::Agent>,
     left: Duration,
     decide: impl FnOnce() -> agentctx_hooks::HookOutcome + Send,
 ) -> agentctx_hooks::HookOutcome {
@@ -84,8 +84,8 @@ fn within_deadline(
                         "Denied: agentctx could not decide on this tool call within {} seconds, and a call it has not judged does not run. Retry with a narrower call (a smaller search scope, fewer paths).",
                         DEADLINE.as_secs()
                     ));
-                    let reply = agentctx_hooks::render_reply(
-                        agent.unwrap_or(agentctx_types::HookAgent::Claude),
+                    let reply = agentctx_agents::render_reply(
+                        agent.unwrap_or(agentctx_agents::dialect::UNNAMED),
                         &reply,
                     );
                     let mut stdout = std::io::stdout().lock();

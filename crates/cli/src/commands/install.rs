@@ -1,9 +1,8 @@
-//! `agentctx install` / `agentctx uninstall`: see `agentctx_hooks::install`.
+//! `agentctx install` / `agentctx uninstall`: see `agentctx_install`.
 
-use agentctx_types::HookAgent;
 use std::io::Write;
 
-use agentctx_hooks::install::{
+use agentctx_install::{
     Places, Request, Scope, advice, apply, installed_agent_version, plan_install, plan_uninstall,
 };
 
@@ -59,21 +58,20 @@ fn run(
         crate::commands::project_root(inv, &inv.cwd)?.root
     };
     let places = Places::from_env(&inv.env, root)?;
-    let agent_version = match (args.agent_version.as_deref(), agent.hook_dialect()) {
-        (Some(text), _) => agentctx_hooks::install::parse_version(text),
-        // Only Claude Code's and Codex's versions change what install writes.
-        (None, Some(dialect @ (HookAgent::Claude | HookAgent::Codex))) => {
-            installed_agent_version(dialect)
-        }
-        (None, _) => None,
+    let agent_version = match args.agent_version.as_deref() {
+        Some(text) => agentctx_agents::parse_version(text),
+        None => installed_agent_version(agent),
     };
     // Codex's own sandbox, when it is on, is configured to refuse what
     // agentctx's would (a project's profile: its paths are the project's).
-    let codex_profile = match (agent, scope, adding) {
-        (agentctx_types::Agent::Codex, Scope::Project | Scope::Shared, true) => Some(
-            agentctx_hooks::codex_permissions(&inv.host(), &places.root)?,
-        ),
-        _ => None,
+    let profile = agentctx_agents::dialect::of(agent).keeps_permission_profile();
+    let codex_profile = if profile && scope != Scope::User && adding {
+        Some(agentctx_guard::codex_permissions(
+            &inv.host(),
+            &places.root,
+        )?)
+    } else {
+        None
     };
     let request = Request {
         agent,

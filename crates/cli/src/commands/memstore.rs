@@ -201,7 +201,8 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
                     store.find(&args.id)?
                 }
             };
-            let text = std::fs::read_to_string(&record.path)?;
+            // Through the interface: only the folder's own files are read.
+            let text = agentctx_agentmem::CaptureStore::document(&mut store, &record)?;
             if inv.json {
                 write_json(out, &CaptureShown { record, text })?;
             } else {
@@ -223,7 +224,7 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
                 &args.query,
                 &f,
                 args.max_tokens,
-                &agentctx_hooks::O200kCounter,
+                &agentctx_context::O200kCounter,
                 jiff::Zoned::now().date(),
             )?;
             if inv.json {
@@ -238,7 +239,7 @@ pub fn run(inv: &Invocation, command: &MemCommand, out: &mut dyn Write) -> anyho
                 recall.max_tokens = n;
             }
             let mut notes = Vec::new();
-            let index = agentctx_hooks::memory_index(
+            let index = agentctx_context::memory_index(
                 &inv.host(),
                 &inv.cwd,
                 &recall,

@@ -53,14 +53,14 @@ impl Invocation {
     }
 
     /// What the library calls need of this invocation.
-    pub fn host(&self) -> agentctx_hooks::Host<'_> {
-        agentctx_hooks::Host {
-            config_source: agentctx_hooks::ConfigSource::Files {
+    pub fn host(&self) -> agentctx_session::Host<'_> {
+        agentctx_session::Host {
+            config_source: agentctx_session::ConfigSource::Files {
                 config_file: self.config_file.as_deref(),
                 sets: &self.sets,
             },
             program: self.program.as_deref(),
-            ..agentctx_hooks::Host::new(&self.config.config, &self.env, self.cwd_if_exists())
+            ..agentctx_session::Host::new(&self.config.config, &self.env, self.cwd_if_exists())
         }
     }
 

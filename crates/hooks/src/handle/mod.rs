@@ -8,11 +8,13 @@ mod steering;
 use std::path::{Path, PathBuf};
 
 use agentctx_core::{SessionStore, render_resolve_paths_in, start_session};
-use agentctx_types::{HookAgent, HookInput, HookReply, ReminderEnvelope};
+use agentctx_types::{Agent, HookInput, HookReply, ReminderEnvelope};
 use serde_json::Value;
 
-use crate::agents_md::{ClaudeRelease, LoaderDecision, builtin_loader};
-use crate::{Host, parse_shell, tool_paths};
+use agentctx_agents::tool_paths;
+use agentctx_agents::{LoaderDecision, builtin_loader};
+use agentctx_session::Host;
+use agentctx_shell::parse_shell;
 
 /// What a hook call decided: the reply for the agent (none means "carry
 /// on"), and why, line by line, for the log and `--explain`.
@@ -25,7 +27,7 @@ pub struct HookOutcome {
     /// Why.
     pub notes: Vec<String>,
     /// The agent the payload came from, when it could be read.
-    pub agent: Option<HookAgent>,
+    pub agent: Option<Agent>,
 }
 
 impl HookOutcome {
@@ -34,25 +36,9 @@ impl HookOutcome {
     }
 }
 
-/// Which agent sent `input`: Codex payloads carry a `turn_id` and name
-/// `rollout-*.jsonl` transcripts; everything else is read as Claude Code's.
-pub fn detect_agent(input: &HookInput) -> HookAgent {
-    let rollout = input.transcript_path.as_deref().is_some_and(|p| {
-        Path::new(p)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("rollout-"))
-    });
-    if rollout || input.turn_id.is_some() {
-        HookAgent::Codex
-    } else {
-        HookAgent::Claude
-    }
-}
-
 /// Handles one hook call. Never fails: input it cannot use gives no reply
 /// and a note; the only refusals are the rules'.
-pub fn handle(raw: &[u8], agent: Option<HookAgent>, host: &Host<'_>) -> HookOutcome {
+pub fn handle(raw: &[u8], agent: Option<Agent>, host: &Host<'_>) -> HookOutcome {
     handle_event(raw, agent, None, host)
 }
 
@@ -61,12 +47,17 @@ pub fn handle(raw: &[u8], agent: Option<HookAgent>, host: &Host<'_>) -> HookOutc
 /// the reply in `agent`'s dialect.
 pub fn handle_event(
     raw: &[u8],
-    agent: Option<HookAgent>,
+    agent: Option<Agent>,
     event: Option<&str>,
     host: &Host<'_>,
 ) -> HookOutcome {
     let mut outcome = decide(raw, agent, event, host);
-    let dialect = crate::dialect::of(outcome.agent.or(agent).unwrap_or(HookAgent::Claude));
+    let dialect = agentctx_agents::dialect::of(
+        outcome
+            .agent
+            .or(agent)
+            .unwrap_or(agentctx_agents::dialect::UNNAMED),
+    );
     outcome.output = outcome.reply.as_ref().map(|reply| dialect.render(reply));
     outcome
 }
@@ -79,7 +70,7 @@ pub fn handle_event(
 pub fn handle_unread(
     received: &[u8],
     why: &crate::ReadError,
-    agent: Option<HookAgent>,
+    agent: Option<Agent>,
     event: Option<&str>,
     host: &Host<'_>,
 ) -> HookOutcome {
@@ -97,14 +88,14 @@ pub fn handle_unread(
         },
     };
     fail_closed(received, &unread, host, &mut outcome);
-    let dialect = crate::dialect::of(agent.unwrap_or(HookAgent::Claude));
+    let dialect = agentctx_agents::dialect::of(agent.unwrap_or(agentctx_agents::dialect::UNNAMED));
     outcome.output = outcome.reply.as_ref().map(|reply| dialect.render(reply));
     outcome
 }
 
 fn decide(
     raw: &[u8],
-    agent: Option<HookAgent>,
+    agent: Option<Agent>,
     event_hint: Option<&str>,
     host: &Host<'_>,
 ) -> HookOutcome {
@@ -123,9 +114,9 @@ fn decide(
             return outcome;
         }
     };
-    let agent = agent.unwrap_or_else(|| detect_agent(&input));
+    let agent = agent.unwrap_or_else(|| agentctx_agents::dialect::detect(&input));
     outcome.agent = Some(agent);
-    let dialect = crate::dialect::of(agent);
+    let dialect = agentctx_agents::dialect::of(agent);
     let native = dialect.normalize(&mut input, event_hint);
     if let Some(own) = &native.tool {
         outcome.note(format!(
@@ -162,7 +153,7 @@ fn decide(
     if event == "SessionStart"
         && let (Ok(root), Some(state)) = (host.root(&cwd), agentctx_config::state_dir(host.env))
     {
-        for line in crate::aside::sweep_pending(&state.join("sandbox"), &root.root) {
+        for line in agentctx_exec::sweep_pending(&state.join("sandbox"), &root.root) {
             outcome.note(line);
         }
     }
@@ -181,7 +172,7 @@ fn decide(
         return outcome;
     }
     // The session's project, rules and config, fixed at its start.
-    let anchor = crate::anchor::session_anchor(host, &input, agent, &cwd, &mut outcome.notes);
+    let anchor = agentctx_session::session_anchor(host, &input, agent, &cwd, &mut outcome.notes);
     let anchored = Host {
         config: &anchor.config,
         anchor: Some(&anchor),
@@ -267,9 +258,9 @@ fn fail_closed(raw: &[u8], unread: &Unread<'_>, host: &Host<'_>, outcome: &mut H
 struct Call<'a> {
     host: &'a Host<'a>,
     input: &'a HookInput,
-    agent: HookAgent,
-    dialect: &'static dyn crate::dialect::Dialect,
-    native: &'a crate::dialect::Native,
+    agent: Agent,
+    dialect: &'static dyn agentctx_agents::dialect::Dialect,
+    native: &'a agentctx_agents::dialect::Native,
     cwd: &'a Path,
 }
 
@@ -282,18 +273,13 @@ impl Call<'_> {
     /// Who gives AGENTS.md bodies in this call: for Claude Code, decided
     /// from the release that runs it.
     fn loader(&self) -> LoaderDecision {
-        let setting = match self.agent {
-            HookAgent::Claude => self.host.config.claude_code.agents_md,
-            HookAgent::Codex => self.host.config.codex.agents_md,
-            // Measured per agent: its dialect says what its loader gives.
-            _ => agentctx_types::AgentsMdBodies::Auto,
-        };
+        let setting = self.dialect.agents_md_setting(self.host.config);
         let root = self
             .host
             .root(self.cwd)
             .map_or_else(|_| self.cwd.to_path_buf(), |r| r.root);
-        let release = match (self.agent, setting) {
-            (HookAgent::Claude, agentctx_types::AgentsMdBodies::Auto) => ClaudeRelease::running(
+        let release = match setting {
+            agentctx_types::AgentsMdBodies::Auto => self.dialect.running_release(
                 self.host.env,
                 self.input.session_id.as_deref(),
                 self.input.transcript_path.as_deref().map(Path::new),
@@ -337,7 +323,7 @@ impl Call<'_> {
     fn session_rules(
         &self,
         outcome: &mut HookOutcome,
-    ) -> Result<agentctx_rules::Rules, crate::RulesError> {
+    ) -> Result<agentctx_rules::Rules, agentctx_session::RulesError> {
         if let Some(anchor) = self.host.anchor
             && !self.cwd.starts_with(&anchor.root)
         {
@@ -412,7 +398,7 @@ impl Call<'_> {
         };
         let tool = self.input.tool_name.as_deref().unwrap_or("");
         let loader = if found.files.is_empty() {
-            crate::BuiltinLoader::default()
+            agentctx_agents::BuiltinLoader::default()
         } else {
             self.loader().loader
         };

@@ -1,7 +1,7 @@
 //! PreToolUse: the guard's verdict on a tool call, and a shell command
 //! rewritten to run in the session's sandbox where the agent takes it.
 
-use agentctx_types::{HookAgent, HookReply};
+use agentctx_types::HookReply;
 use serde_json::Value;
 
 use super::{Call, HookOutcome};
@@ -64,7 +64,7 @@ impl Call<'_> {
         let has_command = input.get("command").is_some_and(Value::is_string);
         let unknown_command_tool = has_command
             && name != "Bash"
-            && !crate::dialect::COMMAND_FIELD_NOT_A_COMMAND.contains(&name);
+            && !agentctx_agents::dialect::COMMAND_FIELD_NOT_A_COMMAND.contains(&name);
         let shell = has_command && (name == "Bash" || unknown_command_tool);
         if unknown_command_tool {
             outcome.note(format!(
@@ -82,7 +82,7 @@ impl Call<'_> {
             )));
             return;
         }
-        let run = crate::exec::shell_run(self.host, &rules);
+        let run = agentctx_guard::shell_run(self.host, &rules);
         // Where the agent asks the user before a command, a rewritten
         // command would either skip that (allow) or be asked about every
         // time (the agent cannot tell which of them it would have allowed):
@@ -98,12 +98,12 @@ impl Call<'_> {
             .and_then(Value::as_str);
         let asks = !self.dialect.never_asks(mode);
         let run = match run {
-            crate::exec::ShellRun::Sandboxed(_)
+            agentctx_guard::ShellRun::Sandboxed(_)
                 if asks
                     && self.dialect.rewrites_input()
-                    && crate::exec::sandbox_optional(self.host, &rules) =>
+                    && agentctx_guard::sandbox_optional(self.host, &rules) =>
             {
-                crate::exec::ShellRun::Plain(format!(
+                agentctx_guard::ShellRun::Plain(format!(
                     "{} asks before commands here (permission_mode {}); sandbox: auto leaves them to it",
                     self.agent,
                     mode.unwrap_or("unknown")
@@ -117,11 +117,13 @@ impl Call<'_> {
         // would then judge the wrapper instead of the command, unless the
         // wrapped line reaches the agent's shell with the command kept.
         let unwrappable = match &run {
-            crate::exec::ShellRun::Sandboxed(_) if !self.dialect.rewrites_input() => Some(format!(
-                "{} does not run a command a hook changed, so it cannot be wrapped in the sandbox",
-                self.agent
-            )),
-            crate::exec::ShellRun::Sandboxed(_) if !self.native.command_kept => {
+            agentctx_guard::ShellRun::Sandboxed(_) if !self.dialect.rewrites_input() => {
+                Some(format!(
+                    "{} does not run a command a hook changed, so it cannot be wrapped in the sandbox",
+                    self.agent
+                ))
+            }
+            agentctx_guard::ShellRun::Sandboxed(_) if !self.native.command_kept => {
                 self.dialect.own_command_rules(self.cwd, self.host.env)
             }
             _ => None,
@@ -129,37 +131,37 @@ impl Call<'_> {
         let mut words_only = None;
         let run = match (run, unwrappable) {
             (_, Some(why)) => {
-                if crate::exec::sandbox_optional(self.host, &rules) {
-                    let run = crate::exec::ShellRun::Plain(format!(
+                if agentctx_guard::sandbox_optional(self.host, &rules) {
+                    let run = agentctx_guard::ShellRun::Plain(format!(
                         "{why}; sandbox: auto checks it by its words, denying what they cannot show"
                     ));
                     words_only = Some(why);
                     run
                 } else {
-                    crate::exec::ShellRun::Refused(why)
+                    agentctx_guard::ShellRun::Refused(why)
                 }
             }
             (run, None) => run,
         };
         if shell {
             match &run {
-                crate::exec::ShellRun::Plain(why) => {
+                agentctx_guard::ShellRun::Plain(why) => {
                     outcome.note(format!("shell command runs as written: {why}"))
                 }
-                crate::exec::ShellRun::Sandboxed(bwrap) => outcome.note(format!(
+                agentctx_guard::ShellRun::Sandboxed(bwrap) => outcome.note(format!(
                     "shell command runs in the sandbox ({})",
                     bwrap.path.display()
                 )),
-                crate::exec::ShellRun::Refused(why) => {
+                agentctx_guard::ShellRun::Refused(why) => {
                     outcome.note(format!("shell command refused: {why}"))
                 }
             }
         }
-        let session_sandboxed = matches!(run, crate::exec::ShellRun::Sandboxed(_));
+        let session_sandboxed = matches!(run, agentctx_guard::ShellRun::Sandboxed(_));
         let run = if shell {
             run
         } else {
-            crate::exec::ShellRun::Plain(String::new())
+            agentctx_guard::ShellRun::Plain(String::new())
         };
         // A shell call that names its folder: its command line's relative
         // paths are that folder's.
@@ -194,12 +196,11 @@ impl Call<'_> {
             }
         }
         let aliases = self.native.aliases.clone();
-        let guard = crate::Guard {
+        let guard = agentctx_guard::Guard {
             host: self.host,
             rules: &rules,
             cwd: command_dir.as_deref().unwrap_or(self.cwd),
-            agent: self.agent,
-            sandboxed: matches!(run, crate::exec::ShellRun::Sandboxed(_)),
+            sandboxed: matches!(run, agentctx_guard::ShellRun::Sandboxed(_)),
             session_sandboxed,
             native_tool: self.native.tool.as_deref(),
             aliases: &aliases,
@@ -207,18 +208,18 @@ impl Call<'_> {
             words_only: words_only.as_deref(),
         };
         match guard.decide(name, &input, &mut outcome.notes) {
-            crate::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),
-            crate::Verdict::Allow => match run {
-                crate::exec::ShellRun::Plain(_) if !shell && restricting => {
+            agentctx_guard::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),
+            agentctx_guard::Verdict::Allow => match run {
+                agentctx_guard::ShellRun::Plain(_) if !shell && restricting => {
                     self.pin_file_paths(&input, asks, outcome);
                 }
-                crate::exec::ShellRun::Plain(_) => {
+                agentctx_guard::ShellRun::Plain(_) => {
                     // No output: the agent's own permission flow stays in charge.
                 }
-                crate::exec::ShellRun::Refused(why) => {
+                agentctx_guard::ShellRun::Refused(why) => {
                     outcome.reply = Some(HookReply::deny(sandbox_refusal(&why)));
                 }
-                crate::exec::ShellRun::Sandboxed(_) => {
+                agentctx_guard::ShellRun::Sandboxed(_) => {
                     let call = self.input.tool_use_id.as_deref().unwrap_or("call");
                     let wrapped = match (self.host.program, self.input.session_id.as_deref()) {
                         (Some(program), Some(session)) => {
@@ -229,15 +230,14 @@ impl Call<'_> {
                                     .dialect
                                     .shell_keeps_cwd(self.native.tool.as_deref(), self.cwd);
                             let script = keeps
-                                .then(|| crate::exec::cwd_script_path(self.host, session, call))
+                                .then(|| agentctx_exec::cwd_script_path(self.host, session, call))
                                 .flatten();
-                            crate::exec::wrapped_input(
+                            agentctx_exec::wrapped_input(
                                 &program.to_string_lossy(),
                                 self.agent,
                                 session,
-                                call,
                                 &input,
-                                !crate::exec::sandbox_optional(self.host, &rules),
+                                !agentctx_guard::sandbox_optional(self.host, &rules),
                                 script.as_deref(),
                             )
                         }
@@ -245,12 +245,7 @@ impl Call<'_> {
                     };
                     match wrapped {
                         Some(wrapped) => {
-                            // Codex has no `ask`; Claude Code asks about the wrapped command.
-                            let decision = if asks && self.agent == HookAgent::Claude {
-                                agentctx_types::PermissionDecision::Ask
-                            } else {
-                                agentctx_types::PermissionDecision::Allow
-                            };
+                            let decision = self.dialect.rewrite_decision(asks);
                             outcome.reply = Some(HookReply::rewrite(wrapped, decision));
                         }
                         None => {
@@ -297,7 +292,7 @@ impl Call<'_> {
             ));
         }
         match self.dialect.pin_file_paths(asks) {
-            crate::dialect::PinPaths::Rewrite(decision) => {
+            agentctx_agents::dialect::PinPaths::Rewrite(decision) => {
                 let mut reply = HookReply::rewrite(
                     super::file_links::pinned_input(input, &links),
                     agentctx_types::PermissionDecision::Allow,
@@ -307,7 +302,7 @@ impl Call<'_> {
                 reply.hook_specific_output.permission_decision = decision;
                 outcome.reply = Some(reply);
             }
-            crate::dialect::PinPaths::Deny => {
+            agentctx_agents::dialect::PinPaths::Deny => {
                 outcome.note("the agent runs no changed input: denied");
                 outcome.reply = Some(HookReply::deny(super::file_links::denial(&links)));
             }

@@ -4,14 +4,14 @@
 use std::path::Path;
 
 use agentctx_core::{render_resume_diff_in, resume_in_store, start_session};
-use agentctx_types::{HookAgent, HookReply};
+use agentctx_types::HookReply;
 
 use super::{Call, HookOutcome};
-use crate::compose::{ComposeParts, compose};
+use agentctx_context::{ComposeParts, compose};
 
 impl Call<'_> {
     pub(super) fn session_start(&self, outcome: &mut HookOutcome) {
-        if self.agent == HookAgent::Codex {
+        if self.dialect.keeps_permission_profile() {
             crate::codex_profile::refresh(self.host, &mut outcome.notes);
         }
         let source = self.input.source.as_deref().unwrap_or("startup");
@@ -75,7 +75,7 @@ impl Call<'_> {
         source: &str,
         mut diff: agentctx_core::ResumeDiff,
         parts: ComposeParts,
-        loader: crate::BuiltinLoader,
+        loader: agentctx_agents::BuiltinLoader,
         outcome: &mut HookOutcome,
     ) {
         if loader.initial {
@@ -86,7 +86,7 @@ impl Call<'_> {
         if source == "compact" {
             outcome.note("compact: the context is given again");
             again = Some(compose(self.host, self.cwd, parts));
-        } else if self.agent == HookAgent::Claude {
+        } else if self.dialect.transcript_shows_context() {
             let composed = compose(self.host, self.cwd, parts);
             let needles = crate::transcript::context_needles(&composed);
             let kept =
@@ -168,7 +168,7 @@ impl Call<'_> {
             .is_some_and(|a| !a.is_empty());
         let files = self.host.session_files(self.input);
         let session = files.as_ref().map(|(d, i)| (d.as_path(), i.as_str()));
-        if let Some(text) = crate::recall::session_memory_index(
+        if let Some(text) = agentctx_context::session_memory_index(
             self.host,
             self.cwd,
             session,
@@ -222,9 +222,8 @@ impl Call<'_> {
                 )),
             }
         }
-        if self.agent == HookAgent::Claude {
-            return outcome
-                .note("UserPromptSubmit: Claude Code got the file list with SessionStart");
+        if !self.dialect.prompt_context_follows_message() {
+            return outcome.note("UserPromptSubmit: the file list went with SessionStart");
         }
         let files = self.host.session_files(self.input);
         let session = files.as_ref().map(|(d, i)| (d.as_path(), i.as_str()));
@@ -250,9 +249,9 @@ impl Call<'_> {
         composed: &mut agentctx_types::ComposedContext,
         outcome: &mut HookOutcome,
     ) {
-        if self.agent == HookAgent::Claude {
+        if !self.dialect.prompt_context_follows_message() {
             if !composed.user_prefix.is_empty() {
-                outcome.note("file_list_context.position: user_message cannot be honoured in Claude Code (hook context is a system message): the file list goes with SessionStart");
+                outcome.note("file_list_context.position: user_message cannot be honoured for this agent (its hooks' context is a system message): the file list goes with SessionStart");
             }
             return;
         }

@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use agentctx_config::Environment;
-use agentctx_hooks::{Host, handle};
-use agentctx_types::{Config, HookAgent};
+use agentctx_hooks::handle;
+use agentctx_session::Host;
+use agentctx_types::{Agent, Config};
 use serde_json::{Value, json};
 
 pub struct Project {
@@ -69,11 +70,11 @@ impl Project {
     }
 
     /// Runs the hook on `payload`; the reply's denial reason, if denied.
-    pub fn run(&self, agent: HookAgent, payload: &Value) -> Option<String> {
+    pub fn run(&self, agent: Agent, payload: &Value) -> Option<String> {
         self.run_raw(agent, payload.to_string().as_bytes())
     }
 
-    pub fn run_raw(&self, agent: HookAgent, raw: &[u8]) -> Option<String> {
+    pub fn run_raw(&self, agent: Agent, raw: &[u8]) -> Option<String> {
         self.run_as(agent, raw, &self.root, false)
     }
 
@@ -84,7 +85,7 @@ impl Project {
     /// process's directory; a session takes its own from the root).
     pub fn run_as(
         &self,
-        agent: HookAgent,
+        agent: Agent,
         raw: &[u8],
         process_cwd: &Path,
         files: bool,
@@ -100,14 +101,14 @@ impl Project {
     /// The whole outcome of [`Project::run_as`].
     pub fn outcome(
         &self,
-        agent: HookAgent,
+        agent: Agent,
         raw: &[u8],
         process_cwd: &Path,
         files: bool,
     ) -> agentctx_hooks::HookOutcome {
         let payload: Value = serde_json::from_slice(raw).unwrap_or_default();
         let mut pairs = vec![("HOME".to_owned(), self.home.display().to_string())];
-        if agent == HookAgent::Claude
+        if agent == Agent::Claude
             && let Some(session) = payload["session_id"].as_str()
         {
             let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/agents");
@@ -133,7 +134,7 @@ impl Project {
             let request = agentctx_config::ConfigRequest::new(process_cwd, &env);
             loaded = agentctx_config::load_salvaging(&request).0;
             host.config = &loaded.config;
-            host.config_source = agentctx_hooks::ConfigSource::Files {
+            host.config_source = agentctx_session::ConfigSource::Files {
                 config_file: None,
                 sets: &[],
             };
@@ -167,7 +168,7 @@ impl Project {
             input,
         );
         payload["cwd"] = cwd.to_str().unwrap().into();
-        self.run_as(HookAgent::Claude, payload.to_string().as_bytes(), cwd, true)
+        self.run_as(Agent::Claude, payload.to_string().as_bytes(), cwd, true)
     }
 
     pub fn claude(&self, tool: &str, input: Value) -> Option<String> {
@@ -176,12 +177,12 @@ impl Project {
             tool,
             input,
         );
-        self.run(HookAgent::Claude, &payload)
+        self.run(Agent::Claude, &payload)
     }
 
     pub fn codex(&self, tool: &str, input: Value) -> Option<String> {
         let payload = self.payload("codex-0.169.0/hook-pre-tool-use-bash.json", tool, input);
-        self.run(HookAgent::Codex, &payload)
+        self.run(Agent::Codex, &payload)
     }
 }
 

@@ -1,0 +1,98 @@
+//! Claude Code: the shared shape is its own. It escapes `<system-reminder`
+//! in hook context, so reminders travel as `<agentctx-reminder>`.
+
+use agentctx_types::{HookInput, ReminderEnvelope};
+
+use crate::dialect::{Dialect, LoaderFacts, Native, PinPaths, rename_tool};
+use crate::loader::LoaderDecision;
+
+pub(super) struct Claude;
+
+/// Its tools that run a command beside `Bash` (2.1.330's tool table:
+/// `Monitor` runs a command in the background and streams its lines, on by
+/// default on Linux; `PowerShell` with `CLAUDE_CODE_USE_POWERSHELL_TOOL`):
+/// each is `Bash` to the rules, so a rule about `Bash` holds for them.
+const TOOLS: [(&str, &str); 2] = [("Monitor", "Bash"), ("PowerShell", "Bash")];
+
+impl Dialect for Claude {
+    fn rewrite_decision(&self, asks: bool) -> agentctx_types::PermissionDecision {
+        // It asks about the wrapped command as it would have asked about
+        // the command.
+        if asks {
+            agentctx_types::PermissionDecision::Ask
+        } else {
+            agentctx_types::PermissionDecision::Allow
+        }
+    }
+
+    fn project_settings_folder(&self) -> Option<&'static str> {
+        Some(".claude")
+    }
+
+    fn transcript_shows_context(&self) -> bool {
+        true
+    }
+
+    fn prompt_context_follows_message(&self) -> bool {
+        // Either hook's context is a `system` message.
+        false
+    }
+
+    fn agents_md_setting(&self, config: &agentctx_types::Config) -> agentctx_types::AgentsMdBodies {
+        config.claude_code.agents_md
+    }
+
+    fn running_release(
+        &self,
+        env: &agentctx_config::Environment,
+        session: Option<&str>,
+        transcript: Option<&std::path::Path>,
+    ) -> Option<crate::ClaudeRelease> {
+        crate::ClaudeRelease::running(env, session, transcript)
+    }
+
+    fn normalize(&self, input: &mut HookInput, _: Option<&str>) -> Native {
+        let mut native = Native::default();
+        rename_tool(input, &TOOLS, &mut native);
+        if native.tool.as_deref() == Some("PowerShell") {
+            native.foreign_shell = Some("PowerShell");
+        }
+        native
+    }
+
+    /// Its file tools run a changed `file_path`/`path` (the input must be
+    /// whole: fields left out are dropped, measured with 2.1.330). Without
+    /// a decision its own permission check judges the changed input, as
+    /// the user's settings say (an `ask` is a denial in `-p`); where it
+    /// never asks, `allow`.
+    fn pin_file_paths(&self, asks: bool) -> PinPaths {
+        PinPaths::Rewrite((!asks).then_some(agentctx_types::PermissionDecision::Allow))
+    }
+
+    /// Its `Bash` tool keeps the folder a command `cd`s to; `Monitor`
+    /// starts each command afresh. In one of its worktrees
+    /// (`.claude/worktrees/<name>`) its own guard refuses a line that names
+    /// git and sources or substitutes anything (2.1.330, measured: `. FILE`
+    /// and `$(...)` both), so there the wrapped command carries no folder
+    /// back (a `cd` lasts for its own command).
+    fn shell_keeps_cwd(&self, native: Option<&str>, cwd: &std::path::Path) -> bool {
+        let names: Vec<&std::ffi::OsStr> = cwd.components().map(|c| c.as_os_str()).collect();
+        let in_worktree = names
+            .windows(2)
+            .any(|pair| pair[0] == ".claude" && pair[1] == "worktrees");
+        native.is_none() && !in_worktree
+    }
+
+    fn envelope(&self) -> ReminderEnvelope {
+        ReminderEnvelope::AgentctxReminder
+    }
+
+    /// Decided from `claude_code.agents_md` and the release (`agents_md.rs`).
+    fn loader(&self, _: &LoaderFacts<'_>) -> Option<LoaderDecision> {
+        None
+    }
+
+    fn start_dir_env(&self) -> Option<&'static str> {
+        Some("CLAUDE_PROJECT_DIR")
+    }
+}

@@ -1,0 +1,40 @@
+//! Codex: Claude Code's payload shape with its own `turn_id`; a hook runs
+//! in the session's folder; its `Stop` is the turn's answer.
+
+use agentctx_types::HookInput;
+
+use crate::dialect::{Dialect, LoaderFacts, Native};
+use crate::loader::LoaderDecision;
+
+/// The name of the permission profile agentctx writes into a project's
+/// `.codex/config.toml`.
+pub const CODEX_PROFILE: &str = "agentctx";
+
+pub(super) struct Codex;
+
+impl Dialect for Codex {
+    fn project_settings_folder(&self) -> Option<&'static str> {
+        Some(".codex")
+    }
+
+    fn keeps_permission_profile(&self) -> bool {
+        true
+    }
+
+    fn agents_md_setting(&self, config: &agentctx_types::Config) -> agentctx_types::AgentsMdBodies {
+        config.codex.agents_md
+    }
+
+    fn normalize(&self, _: &mut HookInput, _: Option<&str>) -> Native {
+        Native::default()
+    }
+
+    /// Decided from `codex.agents_md` (`agents_md.rs`).
+    fn loader(&self, _: &LoaderFacts<'_>) -> Option<LoaderDecision> {
+        None
+    }
+
+    fn stop_is_answer(&self) -> bool {
+        true
+    }
+}

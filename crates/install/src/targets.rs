@@ -1,0 +1,79 @@
+//! Which files an install or uninstall concerns, per agent and scope, and
+//! what each is (`FileKind`).
+
+use std::path::PathBuf;
+
+use agentctx_types::Agent;
+
+use super::{InstallError, Parts, Places, Request};
+
+/// Which of the agents' files a target is: what its text is and how it
+/// is edited (never guessed from the parts a change removes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum FileKind {
+    /// A Claude Code `settings.json` (hooks; the loader option).
+    ClaudeSettings,
+    /// A Codex `hooks.json`.
+    CodexHooks,
+    /// Codex's user `config.toml` (hook trust).
+    CodexConfig,
+    /// A project's `.codex/config.toml` (the permission profile).
+    CodexProjectConfig,
+    /// A project's `.mcp.json` (Claude Code's project MCP servers).
+    McpJson,
+    /// The user config where Gemini CLI, Copilot CLI, opencode or Qwen
+    /// Code reads its MCP servers.
+    McpServers(Agent),
+    /// A Gemini CLI `settings.json` (hooks, `context.fileName`).
+    GeminiSettings,
+    /// A Qwen Code `settings.json` (hooks).
+    QwenSettings,
+    /// Copilot CLI's user `settings.json` (hooks).
+    CopilotSettings,
+    /// A project's `.github/hooks/agentctx.json`: agentctx's own.
+    CopilotHooksFile,
+    /// agentctx's opencode plugin: agentctx's own.
+    OpencodePlugin,
+    /// The shell agentctx's opencode plugin makes opencode's: agentctx's own.
+    OpencodeShell,
+}
+
+impl FileKind {
+    /// A file agentctx writes whole: removed when nothing of it is left.
+    pub(super) fn owned_whole(self) -> bool {
+        matches!(
+            self,
+            Self::CopilotHooksFile | Self::OpencodePlugin | Self::OpencodeShell
+        )
+    }
+}
+
+/// One file install or uninstall concerns.
+pub(super) struct Target {
+    pub path: PathBuf,
+    pub kind: FileKind,
+    pub parts: Parts,
+}
+
+/// The settings files `request` concerns, with the parts each gets. An
+/// uninstall also looks at Claude Code's user settings for the loader
+/// option, which it takes out only when its record says install set it,
+/// and at Codex's user config for the trust of agentctx's hooks, which it
+/// takes out whoever recorded it (install or Codex's TUI).
+pub(super) fn targets(
+    request: &Request,
+    places: &Places,
+    adding: bool,
+) -> Result<Vec<Target>, InstallError> {
+    let mut targets = Vec::new();
+    super::agent::of(request.agent).targets(request, places, adding, &mut targets)?;
+    // Two parts in one file (a user install with the plugin option) are one change.
+    let mut merged: Vec<Target> = Vec::new();
+    for t in targets {
+        match merged.iter_mut().find(|m| m.path == t.path) {
+            Some(existing) => existing.parts = existing.parts.with(t.parts),
+            None => merged.push(t),
+        }
+    }
+    Ok(merged)
+}

@@ -1,0 +1,885 @@
+//! Shell command lines as the coding agents run them (Claude Code's
+//! `Bash`, Codex's shell tool, `{"command": "<string>"}` in every agent's
+//! payload), parsed with a real shell-syntax parser (brush-parser) rather
+//! than split on spaces: quotes, `&&`, pipes, redirections and `cd` mean
+//! what they mean, and every command that runs is followed: inside loops
+//! and conditionals, command and process substitutions, here-documents fed
+//! to a shell, `bash -c` and `eval` strings, `find -exec`, and behind
+//! wrappers such as `env`, `sudo`, `timeout` or `xargs`.
+//!
+//! ```
+//! use agentctx_shell::{Access, parse_shell};
+//!
+//! let script = parse_shell("bash -c 'cat src/main.rs' > out.txt").unwrap();
+//! let named = script.named();
+//! assert!(named.iter().any(|p| p.path == "src/main.rs" && p.access == Access::Read));
+//! assert!(named.iter().any(|p| p.path == "out.txt" && p.access == Access::Write));
+//! assert_eq!(agentctx_shell::quote("it's"), r"'it'\''s'");
+//! ```
+//!
+//! This is the guard's fast path: it names what a command line names. What
+//! a program does with its input is the program's business; where that
+//! matters the kernel decides (`agentctx exec`, docs/SECURITY.md).
+//! [`ShellScript::check_words`] says which lines their words alone can
+//! vouch for (strict mode's allow-list without the sandbox).
+#![deny(missing_docs)]
+
+mod allow;
+mod programs;
+mod words;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use brush_parser::ast::{
+    AssignmentName, AssignmentValue, Command, CommandPrefixOrSuffixItem, CompoundCommand,
+    CompoundList, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, SimpleCommand,
+};
+use brush_parser::{Parser, ParserOptions};
+
+pub use allow::{Unverifiable, WordsChecked};
+pub use words::ShellWord;
+
+/// A redirection target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redirect {
+    /// The file.
+    pub target: ShellWord,
+    /// `>`, `>>`, `>|`, `<>`, `&>`: the file is written.
+    pub write: bool,
+}
+
+/// A variable a command sets before its program (`NAME=VALUE cmd`), or,
+/// with no program, for the rest of the line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assignment {
+    /// The variable (an array element as `NAME[INDEX]`).
+    pub name: String,
+    /// Its value's words (an array's elements).
+    pub value: Vec<ShellWord>,
+}
+
+/// One simple command: its words (the program first, braces expanded),
+/// its redirections and the variables it sets.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ShellCommand {
+    /// The program and its arguments.
+    pub words: Vec<ShellWord>,
+    /// The targets of `<`, `>`, `>>` and the like.
+    pub redirects: Vec<Redirect>,
+    /// `NAME=VALUE` before the program (after it, such a word is an
+    /// argument).
+    pub assignments: Vec<Assignment>,
+}
+
+/// A parsed command line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ShellScript {
+    /// Every simple command that may run, in order: the line's own, those
+    /// inside compound commands, substitutions, `bash -c`/`eval` strings,
+    /// here-documents fed to a shell, and `find -exec`.
+    pub commands: Vec<ShellCommand>,
+    /// What could not be followed (a script file run by name, stdin fed to
+    /// a shell from a pipe, nesting too deep). A caller that must know
+    /// every file a command names treats a non-empty list as "cannot
+    /// verify".
+    pub opaque: Vec<String>,
+}
+
+/// What a command does with a file it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// Reads it.
+    Read,
+    /// May change, create, move or delete it.
+    Write,
+    /// Reads everything below it (a recursive search, an archive, a copy).
+    Search,
+}
+
+/// A file a command line names.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NamedPath {
+    /// The path as written (joined to the folder a `cd` may have moved to).
+    pub path: String,
+    /// The program of the command that names it.
+    pub program: String,
+    /// What the command does with it.
+    pub access: Access,
+    /// A glob pattern: it names the files that match it.
+    pub pattern: bool,
+    /// Relative to the repository root, not the working directory
+    /// (`git show REV:PATH`).
+    pub from_root: bool,
+}
+
+/// The command line is not valid shell syntax.
+#[derive(Debug, thiserror::Error)]
+#[error("not a shell command line the parser accepts: {message}")]
+pub struct ShellError {
+    /// The parser's message.
+    pub message: String,
+}
+
+/// How deep command lines inside command lines are followed (`bash -c
+/// "bash -c ..."`, `$( $( ) )`); deeper is opaque.
+const MAX_NESTING: usize = 16;
+/// How many folders a line's `cd`s may leave it in before the rest are
+/// dropped (each relative path is judged in every one of them).
+const MAX_DIRS: usize = 8;
+
+/// Parses `text` as the agents' shells (bash) would.
+///
+/// ```
+/// use agentctx_shell::{ShellWord, parse_shell};
+/// let script = parse_shell("cd packages/api && sed -n '1,20p' \"src/server.ts\" | head > out.txt").unwrap();
+/// assert_eq!(script.commands.len(), 3);
+/// assert_eq!(script.commands[1].words[3], ShellWord::Literal("src/server.ts".into()));
+/// assert_eq!(script.commands[2].redirects[0].target, ShellWord::Literal("out.txt".into()));
+/// ```
+pub fn parse_shell(text: &str) -> Result<ShellScript, ShellError> {
+    let mut script = ShellScript::default();
+    parse_into(text, 0, &mut script)?;
+    Ok(script)
+}
+
+fn parse_into(text: &str, depth: usize, script: &mut ShellScript) -> Result<(), ShellError> {
+    if depth > MAX_NESTING {
+        script
+            .opaque
+            .push("command lines nested too deep to follow".into());
+        return Ok(());
+    }
+    let options = ParserOptions::default();
+    let mut parser = Parser::new(std::io::BufReader::new(text.as_bytes()), &options);
+    let program = parser.parse_program().map_err(|e| ShellError {
+        message: e.to_string(),
+    })?;
+    let mut walker = Walker {
+        options: &options,
+        depth,
+        script,
+    };
+    for list in &program.complete_commands {
+        walker.list(list);
+    }
+    Ok(())
+}
+
+/// Follows a parsed program into every command that may run.
+struct Walker<'s> {
+    options: &'s ParserOptions,
+    depth: usize,
+    script: &'s mut ShellScript,
+}
+
+impl Walker<'_> {
+    fn list(&mut self, list: &CompoundList) {
+        for item in &list.0 {
+            for (_, pipeline) in item.0.iter() {
+                for command in &pipeline.seq {
+                    self.command(command);
+                }
+            }
+        }
+    }
+
+    fn command(&mut self, command: &Command) {
+        match command {
+            Command::Simple(simple) => self.simple(simple),
+            Command::Compound(compound, redirects) => {
+                self.compound(compound);
+                if let Some(list) = redirects {
+                    let mut holder = ShellCommand::default();
+                    for redirect in &list.0 {
+                        self.redirect(redirect, &mut holder, &mut None);
+                    }
+                    self.script.commands.push(holder);
+                }
+            }
+            Command::Function(function) => self.compound(&function.body.0),
+            Command::ExtendedTest(..) => {
+                // `[[ -f x ]]` reads metadata only; a substitution in it is
+                // not followed.
+                self.script.opaque.push("a `[[ ]]` test".into());
+            }
+        }
+    }
+
+    fn compound(&mut self, compound: &CompoundCommand) {
+        match compound {
+            CompoundCommand::BraceGroup(group) => self.list(&group.list),
+            CompoundCommand::Subshell(sub) => self.list(&sub.list),
+            CompoundCommand::ForClause(f) => {
+                for word in f.values.iter().flatten() {
+                    self.substitutions_of(&word.value);
+                }
+                self.list(&f.body.list);
+            }
+            CompoundCommand::ArithmeticForClause(f) => self.list(&f.body.list),
+            CompoundCommand::CaseClause(c) => {
+                self.substitutions_of(&c.value.value);
+                for item in &c.cases {
+                    if let Some(list) = &item.cmd {
+                        self.list(list);
+                    }
+                }
+            }
+            CompoundCommand::IfClause(i) => {
+                self.list(&i.condition);
+                self.list(&i.then);
+                for branch in i.elses.iter().flatten() {
+                    if let Some(condition) = &branch.condition {
+                        self.list(condition);
+                    }
+                    self.list(&branch.body);
+                }
+            }
+            CompoundCommand::WhileClause(w) | CompoundCommand::UntilClause(w) => {
+                self.list(&w.0);
+                self.list(&w.1.list);
+            }
+            CompoundCommand::Coprocess(c) => self.command(&c.body),
+            CompoundCommand::Arithmetic(_) => {}
+        }
+    }
+
+    /// Parses `text` (a substitution, a `-c` string) as the commands it runs.
+    fn nested(&mut self, text: &str) {
+        if let Err(error) = parse_into(text, self.depth + 1, self.script) {
+            self.script.opaque.push(format!(
+                "a nested command line that does not parse ({error})"
+            ));
+        }
+    }
+
+    /// The words of `raw`, its substitutions followed.
+    fn words(&mut self, raw: &str) -> Vec<ShellWord> {
+        let (words, substitutions) = words::expand(raw, self.options);
+        for text in substitutions {
+            self.nested(&text);
+        }
+        words
+    }
+
+    fn substitutions_of(&mut self, raw: &str) {
+        let _ = self.words(raw);
+    }
+
+    fn simple(&mut self, simple: &SimpleCommand) {
+        let mut command = ShellCommand::default();
+        let mut stdin_script: Option<String> = None;
+        let prefix = simple.prefix.iter().flat_map(|p| p.0.iter());
+        let suffix = simple.suffix.iter().flat_map(|s| s.0.iter());
+        let items: Vec<&CommandPrefixOrSuffixItem> = prefix.collect();
+        for item in items {
+            self.item(item, &mut command, &mut stdin_script);
+        }
+        if let Some(name) = &simple.word_or_name {
+            let words = self.words(&name.value);
+            command.words.extend(words);
+        }
+        for item in suffix {
+            // After the program, `key=value` is an argument (`dd of=f`).
+            if let CommandPrefixOrSuffixItem::AssignmentWord(_, word) = item {
+                let words = self.words(&word.value);
+                command.words.extend(words);
+                continue;
+            }
+            self.item(item, &mut command, &mut stdin_script);
+        }
+        self.follow(&command, stdin_script.as_deref());
+        self.script.commands.push(command);
+    }
+
+    fn item(
+        &mut self,
+        item: &CommandPrefixOrSuffixItem,
+        command: &mut ShellCommand,
+        stdin: &mut Option<String>,
+    ) {
+        match item {
+            CommandPrefixOrSuffixItem::Word(word) => {
+                let words = self.words(&word.value);
+                command.words.extend(words);
+            }
+            CommandPrefixOrSuffixItem::IoRedirect(redirect) => {
+                self.redirect(redirect, command, stdin);
+            }
+            // `X=$(cat f) cmd`: the substitution runs.
+            CommandPrefixOrSuffixItem::AssignmentWord(assignment, _) => {
+                let name = match &assignment.name {
+                    AssignmentName::VariableName(name) => name.clone(),
+                    AssignmentName::ArrayElementName(name, index) => {
+                        self.substitutions_of(index);
+                        format!("{name}[{index}]")
+                    }
+                };
+                let value = match &assignment.value {
+                    AssignmentValue::Scalar(word) => self.words(&word.value),
+                    AssignmentValue::Array(items) => {
+                        let mut value = Vec::new();
+                        for (index, word) in items {
+                            if let Some(index) = index {
+                                self.substitutions_of(&index.value);
+                            }
+                            value.extend(self.words(&word.value));
+                        }
+                        value
+                    }
+                };
+                command.assignments.push(Assignment { name, value });
+            }
+            CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => self.list(&sub.list),
+        }
+    }
+
+    fn redirect(
+        &mut self,
+        redirect: &IoRedirect,
+        command: &mut ShellCommand,
+        stdin: &mut Option<String>,
+    ) {
+        match redirect {
+            IoRedirect::File(_, kind, IoFileRedirectTarget::Filename(word)) => {
+                let write = !matches!(kind, IoFileRedirectKind::Read);
+                for target in self.words(&word.value) {
+                    command.redirects.push(Redirect { target, write });
+                }
+            }
+            IoRedirect::File(_, _, IoFileRedirectTarget::Duplicate(word)) => {
+                self.substitutions_of(&word.value);
+            }
+            IoRedirect::OutputAndError(word, _) => {
+                for target in self.words(&word.value) {
+                    command.redirects.push(Redirect {
+                        target,
+                        write: true,
+                    });
+                }
+            }
+            IoRedirect::File(_, _, IoFileRedirectTarget::ProcessSubstitution(_, sub)) => {
+                self.list(&sub.list);
+            }
+            IoRedirect::File(_, _, IoFileRedirectTarget::Fd(_)) => {}
+            IoRedirect::HereDocument(_, doc) => {
+                let mut substitutions = Vec::new();
+                *stdin = words::heredoc(
+                    &doc.doc.value,
+                    doc.requires_expansion,
+                    self.options,
+                    &mut substitutions,
+                );
+                for text in substitutions {
+                    self.nested(&text);
+                }
+            }
+            IoRedirect::HereString(_, word) => {
+                *stdin = self
+                    .words(&word.value)
+                    .first()
+                    .and_then(ShellWord::literal)
+                    .map(str::to_owned);
+            }
+        }
+    }
+
+    /// The commands a command runs by itself: a shell's `-c` string or
+    /// its stdin script, `eval`'s words, `find -exec`.
+    fn follow(&mut self, command: &ShellCommand, stdin: Option<&str>) {
+        let literal: Vec<Option<&str>> = command.words.iter().map(word_text).collect();
+        let at = program_at(&literal);
+        let Some(program) = literal.get(at).copied().flatten().map(programs::base_name) else {
+            return;
+        };
+        let rest = &literal[(at + 1).min(literal.len())..];
+        if programs::SHELLS.contains(&program) {
+            match rest.iter().position(|w| {
+                w.is_some_and(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('c'))
+            }) {
+                Some(i) => match rest.get(i + 1).copied().flatten() {
+                    Some(script) => self.nested(script),
+                    None => self.script.opaque.push(format!(
+                        "`{program} -c` with a script only known when it runs"
+                    )),
+                },
+                None => match (
+                    stdin,
+                    rest.iter().find(|w| w.is_none_or(|w| !w.starts_with('-'))),
+                ) {
+                    (_, Some(Some(file))) => self
+                        .script
+                        .opaque
+                        .push(format!("`{program} {file}` runs a script file")),
+                    (_, Some(None)) => self
+                        .script
+                        .opaque
+                        .push(format!("`{program}` runs a script only known when it runs")),
+                    (Some(script), None) => self.nested(script),
+                    (None, None) => self
+                        .script
+                        .opaque
+                        .push(format!("`{program}` reads its script from stdin")),
+                },
+            }
+        } else if program == "agentctx" && rest.first().copied().flatten() == Some("exec") {
+            // `agentctx exec ... -- COMMAND`: the command runs.
+            let after = rest
+                .iter()
+                .position(|w| *w == Some("--"))
+                .map(|i| &rest[i + 1..]);
+            match after.map(|words| words.iter().copied().collect::<Option<Vec<&str>>>()) {
+                Some(Some(words)) if words.len() == 1 => self.nested(words[0]),
+                Some(Some(words)) if !words.is_empty() => self.nested(&words.join(" ")),
+                _ => self
+                    .script
+                    .opaque
+                    .push("`agentctx exec` of a command only known when it runs".into()),
+            }
+        } else if program == "eval" {
+            let words: Option<Vec<&str>> = rest.iter().copied().collect();
+            match words {
+                Some(words) => self.nested(&words.join(" ")),
+                None => self
+                    .script
+                    .opaque
+                    .push("`eval` of words only known when it runs".into()),
+            }
+        } else if program == "find" {
+            let mut i = 0;
+            while i < rest.len() {
+                if matches!(rest[i], Some("-exec" | "-execdir" | "-ok" | "-okdir")) {
+                    let end = rest[i + 1..]
+                        .iter()
+                        .position(|w| matches!(w, Some(";" | "+")))
+                        .map_or(rest.len(), |e| i + 1 + e);
+                    let words = command.words[at + 1 + i + 1..at + 1 + end]
+                        .iter()
+                        .filter(|w| w.literal() != Some("{}"))
+                        .cloned()
+                        .collect();
+                    self.script.commands.push(ShellCommand {
+                        words,
+                        ..ShellCommand::default()
+                    });
+                    i = end;
+                }
+                i += 1;
+            }
+        }
+    }
+}
+
+/// A word's text when known: a literal, or a pattern's text.
+fn word_text(word: &ShellWord) -> Option<&str> {
+    match word {
+        ShellWord::Literal(t) | ShellWord::Pattern(t) => Some(t),
+        ShellWord::Dynamic(_) => None,
+    }
+}
+
+/// The index of the program a command runs, past wrappers (`sudo`, `env
+/// A=B`, `timeout 5`, `xargs -n1`).
+fn program_at(words: &[Option<&str>]) -> usize {
+    let mut at = 0;
+    while let Some(next) = programs::wrapped(words, at) {
+        at = next;
+    }
+    at
+}
+
+impl ShellCommand {
+    /// The program the command runs (past wrappers), when its name is known.
+    pub fn program(&self) -> Option<&str> {
+        let literal: Vec<Option<&str>> = self.words.iter().map(word_text).collect();
+        let at = program_at(&literal);
+        self.words
+            .get(at)
+            .and_then(ShellWord::literal)
+            .map(programs::base_name)
+    }
+
+    /// Whether the program runs code whose files no command line reveals
+    /// (an interpreter, an editor, `awk` with `system()`, `xargs`, ...).
+    pub fn runs_code(&self) -> bool {
+        let literal: Vec<&str> = self.words.iter().filter_map(word_text).collect();
+        self.program()
+            .is_some_and(|p| programs::runs_code(p, &literal))
+            || self
+                .words
+                .iter()
+                .filter_map(ShellWord::literal)
+                .any(|w| w == "xargs" || w == "exec")
+    }
+}
+
+impl ShellScript {
+    /// The files and folders the commands name, as written (relative ones
+    /// joined to the folder a `cd` may have moved to), each once.
+    pub fn named_paths(&self) -> Vec<String> {
+        let mut seen = HashSet::new();
+        self.named()
+            .into_iter()
+            .filter(|n| seen.insert(n.path.clone()))
+            .map(|n| n.path)
+            .collect()
+    }
+
+    /// Every file the commands name, with what each command does with it:
+    /// operands (not options, not a grep/sed/awk pattern), redirection
+    /// targets, values of `--opt=PATH` and `key=PATH`, `@PATH`,
+    /// `REV:PATH` for git, output options (`-o FILE`), files a sed or awk
+    /// program names, and through links made earlier on the line. Best
+    /// effort: it over-reports rather than misses; dynamic words are left
+    /// out (their substitutions are commands of their own). Each entry
+    /// once, in order; linear in the size of the line.
+    pub fn named(&self) -> Vec<NamedPath> {
+        let mut out = Names::default();
+        let mut dirs: Vec<String> = vec![String::new()];
+        let mut links: Vec<(String, String)> = Vec::new();
+        for command in &self.commands {
+            let literal: Vec<Option<&str>> = command.words.iter().map(word_text).collect();
+            let at = program_at(&literal);
+            let program = literal
+                .get(at)
+                .copied()
+                .flatten()
+                .map(programs::base_name)
+                .unwrap_or_default()
+                .to_owned();
+            let name = |path: &str, access: Access, pattern: bool| NamedPath {
+                path: path.to_owned(),
+                program: program.clone(),
+                access,
+                pattern,
+                from_root: false,
+            };
+            for redirect in &command.redirects {
+                let (Some(target), pattern) = (
+                    word_text(&redirect.target),
+                    matches!(redirect.target, ShellWord::Pattern(_)),
+                ) else {
+                    continue;
+                };
+                if target == "/dev/null" {
+                    continue;
+                }
+                let access = if redirect.write {
+                    Access::Write
+                } else {
+                    Access::Read
+                };
+                out.add_in(&dirs, &links, name(target, access, pattern));
+            }
+            let words: Vec<(&str, bool)> = command.words[(at + 1).min(command.words.len())..]
+                .iter()
+                .filter_map(|w| word_text(w).map(|t| (t, matches!(w, ShellWord::Pattern(_)))))
+                .collect();
+            let plain: Vec<&str> = std::iter::once(program.as_str())
+                .chain(words.iter().map(|(w, _)| *w))
+                .collect();
+            match program.as_str() {
+                "cd" | "pushd" => {
+                    let target = words
+                        .iter()
+                        .map(|(w, _)| *w)
+                        .find(|w| !w.starts_with('-'))
+                        .unwrap_or("~");
+                    let moved: Vec<String> = dirs.iter().map(|d| join(d, target)).collect();
+                    for dir in moved {
+                        if dirs.len() < MAX_DIRS && !dirs.contains(&dir) {
+                            dirs.push(dir);
+                        }
+                    }
+                    continue;
+                }
+                "" => continue,
+                p if programs::NO_FILES.contains(&p) => continue,
+                _ => {}
+            }
+            let reads = programs::reads_only(&program, &plain);
+            let search = programs::searches(&program, &plain);
+            let operand_access = match (search, reads) {
+                (Some(_), _) => Access::Search,
+                (None, true) => Access::Read,
+                (None, false) => Access::Write,
+            };
+            let outputs = programs::output_options(&program);
+            // `eval`'s words and `agentctx exec`'s command are command
+            // lines (followed as commands of their own), not files.
+            if matches!(program.as_str(), "eval" | "agentctx") {
+                continue;
+            }
+            let mut skip_subcommand = programs::has_subcommand(&program);
+            let mut skip_pattern = programs::pattern_first(&program, &plain)
+                || (program == "git" && programs::git_subcommand(&plain) == Some("grep"));
+            let mut skip_script = false;
+            let mut options_done = false;
+            // The option whose value comes next, and whether it is a file written.
+            let mut value_next: Option<(&str, bool)> = None;
+            let mut operands = 0;
+            let mut find_expression = false;
+            for (word, pattern) in &words {
+                if let Some((option, written)) = value_next.take() {
+                    if written {
+                        out.add_in(&dirs, &links, name(word, Access::Write, *pattern));
+                    } else if program == "sed" && matches!(option, "-e" | "--expression") {
+                        for (write, file) in programs::sed_file_commands(word) {
+                            let access = if write { Access::Write } else { Access::Read };
+                            out.add_in(&dirs, &links, name(file, access, false));
+                        }
+                    } else if matches!(option, "-f" | "--file") {
+                        // A program or pattern file (`awk -f`, `grep -f`).
+                        out.add_in(&dirs, &links, name(word, Access::Read, *pattern));
+                    }
+                    continue;
+                }
+                if !options_done && *word == "--" {
+                    options_done = true;
+                    continue;
+                }
+                if program == "find" && (word.starts_with('-') || matches!(*word, "(" | ")" | "!"))
+                {
+                    find_expression = true;
+                }
+                if !options_done && word.starts_with('-') && word.len() > 1 {
+                    // A shell's `-c SCRIPT`: the script is followed as commands.
+                    if programs::SHELLS.contains(&program.as_str())
+                        && !word.starts_with("--")
+                        && word.contains('c')
+                    {
+                        skip_script = true;
+                    }
+                    if outputs.contains(word) {
+                        value_next = Some((word, true));
+                    } else if programs::takes_value(&program, word)
+                        || matches!(*word, "-f" | "--file")
+                    {
+                        value_next = Some((word, false));
+                    }
+                    if program == "find" && *word == "-delete" {
+                        // Everything in its scope may go.
+                        for scope in dirs.clone() {
+                            out.add(name(&join(&scope, "."), Access::Write, false));
+                        }
+                    }
+                    // `--opt=PATH`
+                    if let Some((option, value)) = word.split_once('=') {
+                        let access = if outputs.contains(&option) || option == "--in-place" {
+                            Access::Write
+                        } else {
+                            Access::Read
+                        };
+                        if !value.is_empty() && option != "--in-place" {
+                            out.add_in(&dirs, &links, name(value, access, false));
+                        }
+                    }
+                    continue;
+                }
+                if find_expression {
+                    continue;
+                }
+                if std::mem::take(&mut skip_script) {
+                    continue;
+                }
+                if std::mem::take(&mut skip_subcommand) {
+                    continue;
+                }
+                if skip_pattern {
+                    skip_pattern = false;
+                    if program == "sed" {
+                        for (write, file) in programs::sed_file_commands(word) {
+                            let access = if write { Access::Write } else { Access::Read };
+                            out.add_in(&dirs, &links, name(file, access, false));
+                        }
+                    } else if matches!(program.as_str(), "awk" | "gawk" | "mawk" | "nawk") {
+                        for (write, file) in programs::awk_files(word) {
+                            let access = if write { Access::Write } else { Access::Read };
+                            out.add_in(&dirs, &links, name(&file, access, false));
+                        }
+                    }
+                    continue;
+                }
+                operands += 1;
+                out.add_in(&dirs, &links, name(word, operand_access, *pattern));
+                // Files inside a word: `key=PATH` (dd of=, make -C), `@PATH`
+                // (curl -d @f), and git's `REV:PATH`.
+                if let Some((_, value)) = word
+                    .split_once('=')
+                    .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+                {
+                    out.add_in(&dirs, &links, name(value, operand_access, false));
+                }
+                if let Some(file) = word.strip_prefix('@').filter(|f| !f.is_empty()) {
+                    out.add_in(&dirs, &links, name(file, Access::Read, false));
+                }
+                if program == "git"
+                    && let Some((_, file)) = word.split_once(':').filter(|(rev, f)| {
+                        !rev.contains('/') && !f.is_empty() && !f.starts_with("//")
+                    })
+                {
+                    let mut from_root = name(file.trim_start_matches('/'), Access::Read, false);
+                    from_root.from_root = !file.starts_with("./");
+                    out.add(from_root);
+                    out.add_in(&dirs, &links, name(file, Access::Read, false));
+                }
+            }
+            if operands == 0 && search == Some(programs::SearchDefault::Cwd) {
+                for dir in &dirs {
+                    out.add(name(&join(dir, "."), Access::Search, false));
+                }
+            }
+            if program == "ln" {
+                // `ln [-s] TARGET... LINK`: later uses of LINK reach TARGET.
+                let operands: Vec<&str> = words
+                    .iter()
+                    .map(|(w, _)| *w)
+                    .filter(|w| !w.starts_with('-'))
+                    .collect();
+                if let Some((link, targets)) = operands.split_last() {
+                    for target in targets {
+                        for dir in &dirs {
+                            links.push((join(dir, link), join(dir, target)));
+                        }
+                    }
+                }
+            }
+        }
+        out.list
+    }
+}
+
+/// The names found so far, each once.
+#[derive(Default)]
+struct Names {
+    list: Vec<NamedPath>,
+    seen: HashSet<(String, Access, bool, bool)>,
+}
+
+impl Names {
+    fn add(&mut self, named: NamedPath) {
+        let key = (
+            named.path.clone(),
+            named.access,
+            named.pattern,
+            named.from_root,
+        );
+        if self.seen.insert(key) {
+            self.list.push(named);
+        }
+    }
+
+    /// `named` joined to every folder the line may be in, and what a link
+    /// made earlier on the line leads to.
+    fn add_in(&mut self, dirs: &[String], links: &[(String, String)], named: NamedPath) {
+        if named.path.is_empty() {
+            return;
+        }
+        for dir in dirs {
+            let path = join(dir, &named.path);
+            for (link, target) in links {
+                if let Some(rest) = path.strip_prefix(link.as_str())
+                    && (rest.is_empty() || rest.starts_with('/'))
+                {
+                    self.add(NamedPath {
+                        path: format!("{target}{rest}"),
+                        ..named.clone()
+                    });
+                }
+            }
+            self.add(NamedPath {
+                path,
+                ..named.clone()
+            });
+        }
+    }
+}
+
+fn join(dir: &str, path: &str) -> String {
+    if dir.is_empty() || path.starts_with('/') || path.starts_with('~') {
+        path.to_owned()
+    } else {
+        format!("{dir}/{path}")
+    }
+}
+
+/// The files a glob pattern matches below `base`, in bash's way (a `*`
+/// does not match a leading dot), at most `limit`; `Err` with the folder
+/// the pattern starts in when there are more (the caller then judges that
+/// folder as a search).
+pub fn expand_pattern(base: &Path, pattern: &str, limit: usize) -> Result<Vec<PathBuf>, PathBuf> {
+    let absolute = base.join(pattern);
+    let mut fixed = PathBuf::new();
+    let mut rest: Vec<String> = Vec::new();
+    for component in absolute.components() {
+        let text = component.as_os_str().to_string_lossy();
+        if rest.is_empty() && !text.contains(['*', '?', '[']) {
+            fixed.push(component);
+        } else {
+            rest.push(text.into_owned());
+        }
+    }
+    let mut current = vec![fixed.clone()];
+    for part in &rest {
+        let matcher = globset::GlobBuilder::new(part)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map(|g| g.compile_matcher());
+        let mut next = Vec::new();
+        for dir in &current {
+            let Ok(matcher) = &matcher else {
+                next.push(dir.join(part));
+                continue;
+            };
+            if !part.contains(['*', '?', '[']) {
+                let candidate = dir.join(unescape(part));
+                if std::fs::symlink_metadata(&candidate).is_ok() {
+                    next.push(candidate);
+                }
+                continue;
+            }
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            let mut names: Vec<std::ffi::OsString> =
+                entries.flatten().map(|e| e.file_name()).collect();
+            names.sort();
+            for name in names {
+                let text = name.to_string_lossy();
+                if text.starts_with('.') && !part.starts_with('.') {
+                    continue;
+                }
+                if matcher.is_match(text.as_ref()) {
+                    next.push(dir.join(&name));
+                    if next.len() > limit {
+                        return Err(fixed);
+                    }
+                }
+            }
+        }
+        current = next;
+    }
+    Ok(current)
+}
+
+fn unescape(part: &str) -> String {
+    let mut out = String::new();
+    let mut chars = part.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            out.extend(chars.next());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
+
+/// Quotes `text` for `/bin/sh` (single quotes; a quote inside becomes `'\''`).
+pub fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
