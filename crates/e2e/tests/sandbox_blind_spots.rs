@@ -234,6 +234,8 @@ fn agent_configuration_that_did_not_exist_yet_cannot_be_left_behind() {
              echo '{{}}' > sub/.github/hooks/x.json; echo sub=$?; \
              mkdir -p other/.github/hooks && echo '{{}}' > other/.github/hooks/y.json; echo other=$?; \
              echo '{{\"mcpServers\":{{}}}}' > '{}'; echo above=$?; \
+             mkdir -p .clinerules/hooks && printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > .clinerules/hooks/PreToolUse; echo cline=$?; \
+             mkdir -p .cline/plugins && echo 'export default {{}}' > .cline/plugins/x.js; echo plugin=$?; \
              echo 'on: push' > .github/workflows/ci.yml; echo workflow=$?",
             above.display()
         ),
@@ -258,6 +260,12 @@ fn agent_configuration_that_did_not_exist_yet_cannot_be_left_behind() {
         run.stderr
     );
     assert!(!above.exists(), "{}", run.stderr);
+    // Cline CLI's hooks and plugins, which it runs at its next session
+    // outside any sandbox: made by the command, set aside when it ended.
+    assert!(run.stdout.contains("cline=0"), "{}", run.stdout);
+    assert!(run.stdout.contains("plugin=0"), "{}", run.stdout);
+    assert!(!s.root.join(".clinerules").exists(), "{}", run.stderr);
+    assert!(!s.root.join(".cline").exists(), "{}", run.stderr);
     assert!(run.stderr.contains("was moved to"), "{}", run.stderr);
     // The placeholders are empty folders, invisible to git.
     let status = std::process::Command::new("git")

@@ -16,7 +16,7 @@ use agentctx_rules::Rules;
 use agentctx_session::Host;
 
 /// Names protected wherever they are in the project.
-pub const PROTECTED_NAMES: [&str; 9] = [
+pub const PROTECTED_NAMES: [&str; 11] = [
     ".agentctx.yaml",
     ".claude",
     ".codex",
@@ -33,6 +33,13 @@ pub const PROTECTED_NAMES: [&str; 9] = [
     // outside any sandbox (an approved server's changed command runs
     // without a new question).
     ".mcp.json",
+    // Cline CLI 3.0.65 (docs/integrations/cline-cli.md, measured): it runs
+    // the hooks of `.clinerules/hooks` and `.cline/hooks` and the plugins
+    // of `.cline/plugins` of the git root at its next session, outside any
+    // sandbox and without asking, and loads `.clinerules/` and
+    // `.cline/rules` into its system prompt.
+    ".cline",
+    ".clinerules",
 ];
 
 /// The folders below `.github` whose files Copilot CLI loads from the
@@ -161,6 +168,12 @@ pub fn protected_paths(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
             ".copilot/mcp-config.json",
             // Copilot CLI's user hooks.
             ".copilot/hooks",
+            // Cline CLI's user hooks, plugins, rules and settings
+            // (`$CLINE_DIR`, default `~/.cline`), and the other folders
+            // it runs hooks and plugins from.
+            ".cline",
+            "Documents/Cline",
+            ".agents/plugins",
         ] {
             paths.push(home.join(file));
         }
@@ -359,6 +372,7 @@ fn describe_short(path: &Path) -> &'static str {
         | "hooks"
         | "mcp-config.json" => "an agent's hook settings",
         "opencode" => "opencode's user config and plugins",
+        ".cline" | "Cline" | "plugins" => "Cline CLI's user hooks, plugins and rules",
         _ if path.ends_with("agentctx") => "agentctx",
         _ => "what agentctx protects",
     }
@@ -372,6 +386,7 @@ fn describe_name(name: &str) -> &'static str {
         ".qwen" => "Qwen Code's project settings and hooks",
         ".opencode" => "opencode's project plugins and settings",
         ".mcp.json" => "the project's MCP servers",
+        ".cline" | ".clinerules" => "Cline CLI's project hooks, plugins and rules",
         ".env" => {
             "an environment file Gemini CLI and Qwen Code load into their hooks' environment (a BASH_ENV there runs before agentctx)"
         }

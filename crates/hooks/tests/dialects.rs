@@ -676,6 +676,10 @@ fn the_agents_config_folders_are_protected_anywhere() {
         "opencode.json",
         "sub/opencode.jsonc",
         "sub/.github/hooks/x.json",
+        // Cline CLI runs these at its next session (docs/integrations/cline-cli.md).
+        ".clinerules/hooks/PreToolUse",
+        ".cline/plugins/x.js",
+        "sub/.clinerules/r.md",
     ] {
         let payload = call(&p, "write", json!({"filePath": path, "content": "{}"}));
         assert!(denied(&p, Agent::Opencode, &payload), "{path}");
