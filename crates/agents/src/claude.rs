@@ -15,6 +15,13 @@ pub(super) struct Claude;
 const TOOLS: [(&str, &str); 2] = [("Monitor", "Bash"), ("PowerShell", "Bash")];
 
 impl Dialect for Claude {
+    fn project_config_names(&self) -> &'static [&'static str] {
+        // Its settings and hooks; the MCP servers a `.mcp.json` names, which
+        // it starts outside any sandbox (an approved server's changed command
+        // runs without a new question).
+        &[".claude", ".mcp.json"]
+    }
+
     fn rewrite_decision(&self, asks: bool) -> agentctx_types::PermissionDecision {
         // It asks about the wrapped command as it would have asked about
         // the command.

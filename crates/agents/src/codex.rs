@@ -13,6 +13,11 @@ pub const CODEX_PROFILE: &str = "agentctx";
 pub(super) struct Codex;
 
 impl Dialect for Codex {
+    fn project_config_names(&self) -> &'static [&'static str] {
+        // Its project settings and hooks.
+        &[".codex"]
+    }
+
     fn project_settings_folder(&self) -> Option<&'static str> {
         Some(".codex")
     }

@@ -153,6 +153,13 @@ pub trait Dialect: Sync {
         agentctx_types::PermissionDecision::Allow
     }
 
+    /// The names of the files and folders the agent loads as configuration
+    /// or runs (hooks, plugins, MCP servers) wherever they are in a
+    /// project: protected from every agent's writes.
+    fn project_config_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The agent's own folder of project settings, made where missing so
     /// the sandbox can keep it read-only (an empty folder is invisible to
     /// git); `None` when it has none of its own.

@@ -45,6 +45,11 @@ const EVENTS: [(&str, &str); 4] = [
 ];
 
 impl Dialect for Gemini {
+    fn project_config_names(&self) -> &'static [&'static str] {
+        // Its project settings and hooks.
+        &[".gemini"]
+    }
+
     fn project_settings_folder(&self) -> Option<&'static str> {
         Some(".gemini")
     }

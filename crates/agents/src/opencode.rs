@@ -57,6 +57,13 @@ const RESOURCE_TOOLS: [&str; 3] = [
 ];
 
 impl Dialect for Opencode {
+    fn project_config_names(&self) -> &'static [&'static str] {
+        // Its project plugins (code it runs in its own process), and its
+        // config, read from every folder up to the root: its `plugin` and
+        // local `mcp` entries run code.
+        &[".opencode", "opencode.json", "opencode.jsonc"]
+    }
+
     fn project_settings_folder(&self) -> Option<&'static str> {
         Some(".opencode")
     }

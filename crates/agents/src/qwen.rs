@@ -36,6 +36,11 @@ const TOOLS: [(&str, &str); 12] = [
 ];
 
 impl Dialect for Qwen {
+    fn project_config_names(&self) -> &'static [&'static str] {
+        // Its project settings and hooks.
+        &[".qwen"]
+    }
+
     fn project_settings_folder(&self) -> Option<&'static str> {
         Some(".qwen")
     }

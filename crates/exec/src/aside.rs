@@ -214,7 +214,7 @@ pub fn sweep_pending(sandbox: &Path, root: &Path) -> Vec<String> {
 /// anywhere in the project.
 pub(crate) fn made_by(watched: &Watched) -> Vec<PathBuf> {
     let mut names: Vec<String> = if watched.names.is_empty() {
-        agentctx_guard::protect::PROTECTED_NAMES
+        agentctx_guard::protect::always_protected_names()
             .iter()
             .map(|n| (*n).to_owned())
             .collect()

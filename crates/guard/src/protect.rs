@@ -15,32 +15,26 @@ use agentctx_rules::Rules;
 
 use agentctx_session::Host;
 
-/// Names protected wherever they are in the project.
-pub const PROTECTED_NAMES: [&str; 11] = [
-    ".agentctx.yaml",
-    ".claude",
-    ".codex",
-    // Gemini CLI's and Qwen Code's project settings (hooks), opencode's
-    // project plugins (code it runs in its own process).
-    ".gemini",
-    ".qwen",
-    ".opencode",
-    // opencode's config, read from every folder up to the root: its
-    // `plugin` and local `mcp` entries run code.
-    "opencode.json",
-    "opencode.jsonc",
-    // Claude Code starts the MCP servers a project's `.mcp.json` names,
-    // outside any sandbox (an approved server's changed command runs
-    // without a new question).
-    ".mcp.json",
-    // Cline CLI 3.0.65 (docs/integrations/cline-cli.md, measured): it runs
-    // the hooks of `.clinerules/hooks` and `.cline/hooks` and the plugins
-    // of `.cline/plugins` of the git root at its next session, outside any
-    // sandbox and without asking, and loads `.clinerules/` and
-    // `.cline/rules` into its system prompt.
-    ".cline",
-    ".clinerules",
-];
+/// Names protected wherever they are in the project besides the agents'
+/// own (each agent's profile names what it loads or runs:
+/// `Dialect::project_config_names`): agentctx's config, and what an agent
+/// agentctx does not serve yet runs. Cline CLI 3.0.65
+/// (docs/integrations/cline-cli.md, measured) runs the hooks of
+/// `.clinerules/hooks` and `.cline/hooks` and the plugins of
+/// `.cline/plugins` of the git root at its next session, outside any
+/// sandbox and without asking, and loads `.clinerules/` and `.cline/rules`
+/// into its system prompt.
+const OWN_AND_OTHER_NAMES: [&str; 3] = [".agentctx.yaml", ".cline", ".clinerules"];
+
+/// Every name protected wherever it is in the project (without `.env`,
+/// which [`protected_names`] adds where an agent loads it).
+pub fn always_protected_names() -> Vec<&'static str> {
+    let mut names = OWN_AND_OTHER_NAMES.to_vec();
+    for agent in agentctx_types::Agent::ALL {
+        names.extend(agentctx_agents::dialect::of(agent).project_config_names());
+    }
+    names
+}
 
 /// The folders below `.github` whose files Copilot CLI loads from the
 /// folder a session starts in (1.0.102, measured): repository hooks, which
@@ -95,10 +89,11 @@ pub fn env_files_loaded(host: &Host<'_>) -> bool {
     folders || programs
 }
 
-/// The names protected wherever they are in the project: [`PROTECTED_NAMES`],
-/// and `.env` where an agent on this machine loads it.
+/// The names protected wherever they are in the project:
+/// [`always_protected_names`], and `.env` where an agent on this machine
+/// loads it.
 pub fn protected_names(host: &Host<'_>) -> Vec<&'static str> {
-    let mut names = PROTECTED_NAMES.to_vec();
+    let mut names = always_protected_names();
     if env_files_loaded(host) {
         names.push(LOADED_ENV_FILE);
     }
