@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Two builds of agentctx side by side on a 10,000-file repository
+# (benches/gen-tree.py): the hook's latency on PreToolUse (an Edit, a Bash
+# line) and PostToolUse in one hyperfine run, and whether `context` and the
+# hook replies are byte-identical. A restructuring must change neither.
+# Needs hyperfine. Usage, from the repository root:
+#   git worktree add /tmp/before REV
+#   (cd /tmp/before && CARGO_TARGET_DIR=/tmp/before-target cargo build --release -p agentctx)
+#   cargo build --release -p agentctx
+#   benches/two-builds.sh /tmp/before-target/release/agentctx target/release/agentctx
+# The PostToolUse replies differ by order alone: each SessionStart before
+# it resets the session, so the first binary reports the nested AGENTS.md.
+set -euo pipefail
+before=$(realpath "$1"); after=$(realpath "$2")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+repo="$work/repo"
+python3 "$(dirname "$0")/gen-tree.py" "$repo" 10000 > /dev/null
+mkdir -p "$repo/.git" && echo 'ref: refs/heads/main' > "$repo/.git/HEAD"
+echo "Root rules." > "$repo/AGENTS.md"
+nested=$(find "$repo/packages" -mindepth 2 -maxdepth 2 -type d -name src -print -quit)
+echo "Package rules." > "$nested/AGENTS.md"
+target=$(find "$nested" -maxdepth 1 -type f ! -name AGENTS.md -print -quit)
+printf 'denied_tools: [github/delete_file]\nfile_patterns:\n  exclude: ["secrets/", "**/.env"]\n' > "$repo/.coding-agent-rules.yaml"
+export HOME="$work/home"; mkdir -p "$HOME"
+session='"session_id":"bench","cwd":"'"$repo"'"'
+echo '{'"$session"',"hook_event_name":"SessionStart","source":"startup"}' > "$work/start.json"
+echo '{'"$session"',"hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"'"$target"'"}}' > "$work/pre.json"
+echo '{'"$session"',"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cargo test -p x"}}' > "$work/bash.json"
+echo '{'"$session"',"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"'"$target"'"}}' > "$work/post.json"
+"$after" hook --agent claude < "$work/start.json" > /dev/null
+"$after" hook < "$work/post.json" > /dev/null
+cd "$repo"
+hyperfine -N --warmup 10 --runs 200 --export-json "$work/a.json" \
+  -n "before: PreToolUse Edit" "sh -c '$before hook < $work/pre.json'" \
+  -n "after:  PreToolUse Edit" "sh -c '$after hook < $work/pre.json'" \
+  -n "before: PreToolUse Bash" "sh -c '$before hook < $work/bash.json'" \
+  -n "after:  PreToolUse Bash" "sh -c '$after hook < $work/bash.json'" \
+  -n "before: PostToolUse" "sh -c '$before hook < $work/post.json'" \
+  -n "after:  PostToolUse" "sh -c '$after hook < $work/post.json'" \
+  -n "sh -c true" "sh -c true" > /dev/null
+python3 - "$work/a.json" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print(f"  {r['command']:<28} median {r['median']*1000:6.2f} ms  (mean {r['mean']*1000:.2f}, sd {r['stddev']*1000:.2f})")
+PY
+"$before" context --no-timestamp > "$work/ctx-before.txt"; "$after" context --no-timestamp > "$work/ctx-after.txt"
+cmp "$work/ctx-before.txt" "$work/ctx-after.txt" && echo "context: byte-identical ($(wc -c < "$work/ctx-after.txt") bytes)"
+for f in start pre bash post; do "$before" hook < "$work/$f.json" > "$work/$f.b"; "$after" hook < "$work/$f.json" > "$work/$f.a"; cmp -s "$work/$f.b" "$work/$f.a" && echo "hook $f: identical reply" || { echo "hook $f: DIFFERENT"; diff "$work/$f.b" "$work/$f.a" | head -5; }; done
