@@ -36,6 +36,21 @@ impl Dialect for Claude {
         Some(".claude")
     }
 
+    fn config_names_above_root(&self) -> &'static [&'static str] {
+        // From the session's folder up to `/` (2.1.330, measured).
+        &[".mcp.json"]
+    }
+
+    fn user_config_paths(&self, env: &agentctx_config::Environment) -> Vec<std::path::PathBuf> {
+        crate::claude_user_settings(env)
+            .map(|settings| vec![settings.with_file_name("settings.local.json"), settings])
+            .unwrap_or_default()
+    }
+
+    fn user_folder(&self, env: &agentctx_config::Environment) -> Option<std::path::PathBuf> {
+        crate::claude_user_settings(env).and_then(|s| s.parent().map(std::path::Path::to_path_buf))
+    }
+
     fn transcript_shows_context(&self) -> bool {
         true
     }

@@ -22,6 +22,16 @@ impl Dialect for Codex {
         Some(".codex")
     }
 
+    fn user_config_paths(&self, env: &agentctx_config::Environment) -> Vec<std::path::PathBuf> {
+        env.codex_home()
+            .map(|home| vec![home.join("config.toml"), home.join("hooks.json")])
+            .unwrap_or_default()
+    }
+
+    fn user_folder(&self, env: &agentctx_config::Environment) -> Option<std::path::PathBuf> {
+        env.codex_home()
+    }
+
     fn keeps_permission_profile(&self) -> bool {
         true
     }

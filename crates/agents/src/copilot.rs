@@ -23,6 +23,23 @@ const CAMEL_EVENTS: [(&str, &str); 2] = [
 ];
 
 impl Dialect for Copilot {
+    fn start_folder_config(&self) -> &'static [&'static str] {
+        // Repository hooks, which it runs, and its settings, loaded from
+        // the folder a session starts in (1.0.102, measured).
+        &[".github/hooks", ".github/copilot"]
+    }
+
+    fn user_config_paths(&self, env: &agentctx_config::Environment) -> Vec<std::path::PathBuf> {
+        env.home()
+            .map(|home| {
+                ["settings.json", "mcp-config.json", "hooks"]
+                    .iter()
+                    .map(|f| home.join(".copilot").join(f))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     fn normalize(&self, input: &mut HookInput, event: Option<&str>) -> Native {
         let mut native = Native::default();
         if input.hook_event_name.is_none() {

@@ -160,6 +160,40 @@ pub trait Dialect: Sync {
         &[]
     }
 
+    /// Folders, relative to the folder a session starts in (and the
+    /// root), whose files the agent loads or runs from there (Copilot
+    /// CLI's `.github/hooks` and `.github/copilot`): made empty where
+    /// missing, so the sandbox keeps them read-only.
+    fn start_folder_config(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Names the agent loads from every folder above the project's root,
+    /// up to `/` (Claude Code's `.mcp.json`).
+    fn config_names_above_root(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// When the agent loads a project's `.env` into its own environment,
+    /// which its hooks inherit (from the start folder, or the nearest
+    /// above it that has one): its user folder below the home and its
+    /// program's name, which tell whether it is used on this machine.
+    fn loads_env_file(&self) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    /// Its user-level files and folders that hold hooks, plugins or MCP
+    /// servers: protected from every agent's writes.
+    fn user_config_paths(&self, _env: &Environment) -> Vec<std::path::PathBuf> {
+        Vec::new()
+    }
+
+    /// Its user folder, read-only as a whole to sandboxed commands (its
+    /// own processes write there; a shell command does not need to).
+    fn user_folder(&self, _env: &Environment) -> Option<std::path::PathBuf> {
+        None
+    }
+
     /// The agent's own folder of project settings, made where missing so
     /// the sandbox can keep it read-only (an empty folder is invisible to
     /// git); `None` when it has none of its own.

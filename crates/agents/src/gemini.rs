@@ -54,6 +54,24 @@ impl Dialect for Gemini {
         Some(".gemini")
     }
 
+    fn loads_env_file(&self) -> Option<(&'static str, &'static str)> {
+        // Measured (docs/integrations/): its hooks run under `bash -c`,
+        // which runs a `BASH_ENV` from that file first.
+        Some((".gemini", "gemini"))
+    }
+
+    fn user_config_paths(&self, env: &agentctx_config::Environment) -> Vec<std::path::PathBuf> {
+        // Extensions carry hooks and MCP servers.
+        env.home()
+            .map(|home| {
+                vec![
+                    home.join(".gemini/settings.json"),
+                    home.join(".gemini/extensions"),
+                ]
+            })
+            .unwrap_or_default()
+    }
+
     fn normalize(&self, input: &mut HookInput, _: Option<&str>) -> Native {
         let mut native = Native::default();
         if let Some(event) = input.hook_event_name.as_deref()

@@ -68,6 +68,13 @@ impl Dialect for Opencode {
         Some(".opencode")
     }
 
+    fn user_config_paths(&self, env: &Environment) -> Vec<PathBuf> {
+        // Its user config and plugins.
+        env.xdg_dir("XDG_CONFIG_HOME", ".config")
+            .map(|dir| vec![dir.join("opencode")])
+            .unwrap_or_default()
+    }
+
     fn normalize(&self, input: &mut HookInput, _: Option<&str>) -> Native {
         let mut native = Native::default();
         rename_tool(input, &TOOLS, &mut native);

@@ -45,6 +45,24 @@ impl Dialect for Qwen {
         Some(".qwen")
     }
 
+    fn loads_env_file(&self) -> Option<(&'static str, &'static str)> {
+        // Measured (docs/integrations/): its hooks run under `bash -c`,
+        // which runs a `BASH_ENV` from that file first.
+        Some((".qwen", "qwen"))
+    }
+
+    fn user_config_paths(&self, env: &agentctx_config::Environment) -> Vec<std::path::PathBuf> {
+        // Extensions carry hooks and MCP servers.
+        env.home()
+            .map(|home| {
+                vec![
+                    home.join(".qwen/settings.json"),
+                    home.join(".qwen/extensions"),
+                ]
+            })
+            .unwrap_or_default()
+    }
+
     fn normalize(&self, input: &mut HookInput, _: Option<&str>) -> Native {
         let mut native = Native::default();
         rename_tool(input, &TOOLS, &mut native);

@@ -88,12 +88,13 @@ fn absent_protected(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
     agentctx_guard::protect::protected_names(host)
         .iter()
         .map(|n| root.join(n))
-        // Copilot CLI's hooks and settings in the root and the session's
-        // folder (made empty and read-only before a command runs; here for
-        // a sandbox that could not make them).
+        // What an agent loads from the folder a session starts in (Copilot
+        // CLI's hooks and settings), in the root and the session's folder
+        // (made empty and read-only before a command runs; here for a
+        // sandbox that could not make them).
         .chain(
-            agentctx_guard::protect::COPILOT_FOLDERS
-                .iter()
+            agentctx_guard::protect::start_folder_configs()
+                .into_iter()
                 .flat_map(|f| {
                     std::iter::once(root.join(f)).chain(start.as_ref().map(|s| s.join(f)))
                 }),
@@ -221,26 +222,34 @@ pub(crate) fn made_by(watched: &Watched) -> Vec<PathBuf> {
     } else {
         watched.names.clone()
     };
-    // Copilot CLI's `.github/hooks` and `.github/copilot` of whichever
-    // folder a later session starts in: looked for by their last name,
-    // kept only below a `.github`.
-    let copilot: Vec<String> = agentctx_guard::protect::COPILOT_FOLDERS
-        .iter()
-        .filter_map(|f| f.rsplit('/').next())
-        .map(str::to_owned)
+    // What an agent loads from whichever folder a later session starts in
+    // (Copilot CLI's `.github/hooks` and `.github/copilot`): looked for by
+    // their last name, kept only below their parent's name.
+    let start_configs: Vec<(String, String)> = agentctx_guard::protect::start_folder_configs()
+        .into_iter()
+        .filter_map(|f| {
+            let (parent, name) = f.rsplit_once('/')?;
+            Some((parent.rsplit('/').next()?.to_owned(), name.to_owned()))
+        })
         .collect();
-    names.extend(copilot.iter().cloned());
+    names.extend(start_configs.iter().map(|(_, name)| name.clone()));
     let mut made = watched.walk.new_entries_named(&names);
     made.retain(|p| {
         let name = p
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let under_github = p
+        let parent = p
             .parent()
             .and_then(Path::file_name)
-            .is_some_and(|n| n.eq_ignore_ascii_case(".github"));
-        !copilot.contains(&name) || under_github
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let configs: Vec<&(String, String)> =
+            start_configs.iter().filter(|(_, n)| *n == name).collect();
+        configs.is_empty()
+            || configs
+                .iter()
+                .any(|(dir, _)| dir.eq_ignore_ascii_case(&parent))
     });
     made.retain(|p| !watched.absent.contains(p));
     made.extend(watched.absent.iter().cloned());

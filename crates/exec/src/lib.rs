@@ -226,7 +226,7 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
             .start_dir
             .starts_with(&anchor.root)
             .then_some(anchor.start_dir.as_path());
-        agentctx_guard::protect::make_copilot_folders(&anchor.root, start);
+        agentctx_guard::protect::make_start_folder_configs(&anchor.root, start);
     }
     // The protected names a command could create (nothing can be bound
     // where nothing is): looked for again when it has ended, and kept

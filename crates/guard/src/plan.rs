@@ -185,11 +185,13 @@ fn read_only_home(host: &Host<'_>, rules: &Rules) -> Option<PathBuf> {
     (!skip).then_some(home)
 }
 
-/// Claude Code's and Codex's user folders.
+/// The user folders the agents' profiles keep whole (Claude Code's,
+/// Codex's).
 fn user_folders(host: &Host<'_>) -> Vec<PathBuf> {
-    let claude = agentctx_agents::claude_user_settings(host.env)
-        .and_then(|settings| settings.parent().map(Path::to_path_buf));
-    claude.into_iter().chain(host.codex_home()).collect()
+    agentctx_types::Agent::ALL
+        .into_iter()
+        .filter_map(|agent| agentctx_agents::dialect::of(agent).user_folder(host.env))
+        .collect()
 }
 
 /// The entries of a Codex permission profile that makes Codex's own
@@ -219,7 +221,7 @@ pub fn codex_permissions(
     // Copilot CLI's folders, as `agentctx exec` makes them: read-only in
     // Codex's sandbox too, where `exec` checks that they are.
     if host.config.project_agent_rules.protect_config {
-        crate::protect::make_copilot_folders(root, host.anchor.map(|a| a.start_dir.as_path()));
+        crate::protect::make_start_folder_configs(root, host.anchor.map(|a| a.start_dir.as_path()));
     }
     let plan = plan_for(host, &rules, true, None)?;
     let root = rules.root();

@@ -36,57 +36,75 @@ pub fn always_protected_names() -> Vec<&'static str> {
     names
 }
 
-/// The folders below `.github` whose files Copilot CLI loads from the
-/// folder a session starts in (1.0.102, measured): repository hooks, which
-/// it runs, and its settings.
-pub const COPILOT_FOLDERS: [&str; 2] = [".github/hooks", ".github/copilot"];
+/// The folders, relative to a session's start folder, whose files an
+/// agent loads or runs from there (each profile's `start_folder_config`:
+/// Copilot CLI's `.github/hooks` and `.github/copilot`).
+pub fn start_folder_configs() -> Vec<&'static str> {
+    agentctx_types::Agent::ALL
+        .into_iter()
+        .flat_map(|agent| agentctx_agents::dialect::of(agent).start_folder_config())
+        .copied()
+        .collect()
+}
 
-/// Makes Copilot CLI's folders, empty, in `root` and the session's folder
-/// `start` (when inside it) where they are missing: Copilot CLI runs the
-/// hooks of `.github/hooks/` in the folder a session starts in, and reads
-/// its settings from `.github/copilot/`, whether agentctx is installed for
-/// it or not; existing, they are kept read-only by the kernel, so no
-/// command can make the next Copilot session run its hook. Empty folders
-/// are invisible to git. A `.github` that is a link is left alone.
-pub fn make_copilot_folders(root: &Path, start: Option<&Path>) {
+/// Makes [`start_folder_configs`], empty, in `root` and the session's
+/// folder `start` (when inside it) where they are missing: an agent loads
+/// them from the folder a session starts in whether agentctx is installed
+/// for it or not; existing, they are kept read-only by the kernel, so no
+/// command can make the next session run its hook. Empty folders are
+/// invisible to git. A folder on the way that is not a folder (a link) is
+/// left alone.
+pub fn make_start_folder_configs(root: &Path, start: Option<&Path>) {
     let start = start.filter(|s| s.starts_with(root));
     for dir in std::iter::once(root).chain(start) {
-        let github = dir.join(".github");
-        if std::fs::symlink_metadata(&github).is_ok_and(|m| !m.is_dir()) {
-            continue;
-        }
-        for folder in COPILOT_FOLDERS {
+        for folder in start_folder_configs() {
             let path = dir.join(folder);
-            if std::fs::symlink_metadata(&path).is_err() {
+            let linked = Path::new(folder)
+                .ancestors()
+                .skip(1)
+                .filter(|a| !a.as_os_str().is_empty())
+                .any(|a| std::fs::symlink_metadata(dir.join(a)).is_ok_and(|m| !m.is_dir()));
+            if !linked && std::fs::symlink_metadata(&path).is_err() {
                 let _ = std::fs::create_dir_all(&path);
             }
         }
     }
 }
 
-/// The environment file Gemini CLI and Qwen Code load into their own
-/// environment from the folder a session starts in, or the nearest folder
-/// above it that has one (up to `/`), and that their hook commands
-/// inherit: a `BASH_ENV` in it runs code before agentctx's hook, an
-/// `XDG_CONFIG_HOME` points it at another config.
+/// The environment file an agent loads into its own environment from the
+/// folder a session starts in, or the nearest folder above it that has one
+/// (up to `/`), and that its hook commands inherit: a `BASH_ENV` in it
+/// runs code before agentctx's hook, an `XDG_CONFIG_HOME` points it at
+/// another config.
 pub const LOADED_ENV_FILE: &str = ".env";
 
-/// Whether an agent that loads a project's `.env` into its hooks'
-/// environment (Gemini CLI, Qwen Code) is used on this machine: its user
-/// folder exists or its program is on `PATH`. Then `.env` is protected
-/// wherever the agent would load it.
-pub fn env_files_loaded(host: &Host<'_>) -> bool {
-    let folders = host
-        .home()
-        .is_some_and(|home| [".gemini", ".qwen"].iter().any(|d| home.join(d).is_dir()));
-    let programs = host.env.get("PATH").is_some_and(|path| {
-        std::env::split_paths(path).any(|dir| {
-            ["gemini", "qwen"]
-                .iter()
-                .any(|p| dir.is_absolute() && dir.join(p).is_file())
+/// The user folders (below the home) of the agents that load a project's
+/// `.env` into their hooks' environment, that are used on this machine
+/// (the folder exists or the program is on `PATH`); empty: `.env` is not
+/// protected.
+pub fn env_file_loaders(host: &Host<'_>) -> Vec<&'static str> {
+    let home = host.home();
+    let path = host.env.get("PATH");
+    agentctx_types::Agent::ALL
+        .into_iter()
+        .filter_map(|agent| agentctx_agents::dialect::of(agent).loads_env_file())
+        .filter(|(folder, program)| {
+            let used_folder = home.as_ref().is_some_and(|h| h.join(folder).is_dir());
+            let on_path = path.is_some_and(|path| {
+                std::env::split_paths(path)
+                    .any(|dir| dir.is_absolute() && dir.join(program).is_file())
+            });
+            used_folder || on_path
         })
-    });
-    folders || programs
+        .map(|(folder, _)| folder)
+        .collect()
+}
+
+/// Whether an agent that loads a project's `.env` into its hooks'
+/// environment is used on this machine ([`env_file_loaders`]). Then
+/// `.env` is protected wherever the agent would load it.
+pub fn env_files_loaded(host: &Host<'_>) -> bool {
+    !env_file_loaders(host).is_empty()
 }
 
 /// The names protected wherever they are in the project:
@@ -101,23 +119,26 @@ pub fn protected_names(host: &Host<'_>) -> Vec<&'static str> {
 }
 
 /// The folders above the project's root (up to `/`) whose agent files an
-/// agent started in the project loads: Claude Code's `.mcp.json` (from the
-/// session's folder up to `/`, measured with 2.1.330), and where an agent
-/// that loads it is used, `.env` with Gemini CLI's and Qwen Code's
-/// folders that hold one. `(folder, name)` pairs, whether they exist or not.
+/// agent started in the project loads: each profile's
+/// `config_names_above_root` (Claude Code's `.mcp.json`), and where an
+/// agent that loads it is used, `.env` and that agent's folder, which may
+/// hold one. Whether they exist or not.
 pub fn loaded_above_root(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
-    let env = env_files_loaded(host);
+    let mut names: Vec<&str> = agentctx_types::Agent::ALL
+        .into_iter()
+        .flat_map(|agent| agentctx_agents::dialect::of(agent).config_names_above_root())
+        .copied()
+        .collect();
+    let loaders = env_file_loaders(host);
+    if !loaders.is_empty() {
+        names.push(LOADED_ENV_FILE);
+        names.extend(loaders);
+    }
     rules
         .root()
         .ancestors()
         .skip(1)
-        .flat_map(|dir| {
-            let mut names = vec![".mcp.json"];
-            if env {
-                names.extend([LOADED_ENV_FILE, ".gemini", ".qwen"]);
-            }
-            names.into_iter().map(move |n| dir.join(n))
-        })
+        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
         .collect()
 }
 
@@ -131,17 +152,13 @@ pub fn protected_paths(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
         .iter()
         .map(|f| root.join(f))
         .collect();
-    if let Some(settings) = agentctx_agents::claude_user_settings(host.env) {
-        paths.push(settings.with_file_name("settings.local.json"));
-        paths.push(settings);
+    // The agents' user settings (hooks, MCP servers, extensions, plugins).
+    for agent in agentctx_types::Agent::ALL {
+        paths.extend(agentctx_agents::dialect::of(agent).user_config_paths(host.env));
     }
-    if let Some(codex) = host.codex_home() {
-        paths.push(codex.join("config.toml"));
-        paths.push(codex.join("hooks.json"));
-    }
-    // Copilot CLI's repository hooks and settings, read from the session's
-    // folder.
-    for folder in COPILOT_FOLDERS {
+    // What an agent loads or runs from the folder a session starts in
+    // (Copilot CLI's repository hooks and settings).
+    for folder in start_folder_configs() {
         paths.push(root.join(folder));
         if let Some(anchor) = host.anchor {
             paths.push(anchor.start_dir.join(folder));
@@ -150,36 +167,21 @@ pub fn protected_paths(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
     // What an agent started in the project loads from the folders above
     // it (in a writable folder such as /tmp, a command could make them).
     paths.extend(loaded_above_root(host, rules));
-    // The other agents' user settings (hooks, MCP servers) and opencode's
-    // user plugins.
     if let Some(home) = host.home() {
-        for file in [
-            ".gemini/settings.json",
-            // Extensions carry hooks and MCP servers (Gemini CLI's docs).
-            ".gemini/extensions",
-            ".qwen/settings.json",
-            ".qwen/extensions",
-            ".copilot/settings.json",
-            ".copilot/mcp-config.json",
-            // Copilot CLI's user hooks.
-            ".copilot/hooks",
-            // Cline CLI's user hooks, plugins, rules and settings
-            // (`$CLINE_DIR`, default `~/.cline`), and the other folders
-            // it runs hooks and plugins from.
-            ".cline",
-            "Documents/Cline",
-            ".agents/plugins",
-        ] {
+        // Cline CLI's user hooks, plugins, rules and settings
+        // (`$CLINE_DIR`, default `~/.cline`), and the other folders it runs
+        // hooks and plugins from: not an agent agentctx serves yet, one a
+        // user may run beside the others.
+        for file in [".cline", "Documents/Cline", ".agents/plugins"] {
             paths.push(home.join(file));
         }
-        if env_files_loaded(host) {
-            for file in [LOADED_ENV_FILE, ".gemini/.env", ".qwen/.env"] {
-                paths.push(home.join(file));
+        let loaders = env_file_loaders(host);
+        if !loaders.is_empty() {
+            paths.push(home.join(LOADED_ENV_FILE));
+            for folder in loaders {
+                paths.push(home.join(folder).join(LOADED_ENV_FILE));
             }
         }
-    }
-    if let Some(config) = host.env.xdg_dir("XDG_CONFIG_HOME", ".config") {
-        paths.push(config.join("opencode"));
     }
     if let Some(dir) = host.env.xdg_dir("XDG_CONFIG_HOME", ".config") {
         paths.push(dir.join("agentctx"));
