@@ -15,6 +15,14 @@ pub(super) struct Claude;
 const TOOLS: [(&str, &str); 2] = [("Monitor", "Bash"), ("PowerShell", "Bash")];
 
 impl Dialect for Claude {
+    fn describe_config(&self, name: &str) -> Option<&'static str> {
+        Some(match name {
+            ".claude" => "Claude Code's project settings and hooks",
+            ".mcp.json" => "the project's MCP servers",
+            _ => return None,
+        })
+    }
+
     fn project_config_names(&self) -> &'static [&'static str] {
         // Its settings and hooks; the MCP servers a `.mcp.json` names, which
         // it starts outside any sandbox (an approved server's changed command

@@ -13,6 +13,13 @@ pub const CODEX_PROFILE: &str = "agentctx";
 pub(super) struct Codex;
 
 impl Dialect for Codex {
+    fn describe_config(&self, name: &str) -> Option<&'static str> {
+        Some(match name {
+            ".codex" => "Codex's project settings and hooks",
+            _ => return None,
+        })
+    }
+
     fn project_config_names(&self) -> &'static [&'static str] {
         // Its project settings and hooks.
         &[".codex"]

@@ -160,6 +160,12 @@ pub trait Dialect: Sync {
         &[]
     }
 
+    /// What one of its [`Dialect::project_config_names`] is, in a denial's
+    /// words ("Claude Code's project settings and hooks").
+    fn describe_config(&self, _name: &str) -> Option<&'static str> {
+        None
+    }
+
     /// Folders, relative to the folder a session starts in (and the
     /// root), whose files the agent loads or runs from there (Copilot
     /// CLI's `.github/hooks` and `.github/copilot`): made empty where

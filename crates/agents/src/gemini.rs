@@ -45,6 +45,13 @@ const EVENTS: [(&str, &str); 4] = [
 ];
 
 impl Dialect for Gemini {
+    fn describe_config(&self, name: &str) -> Option<&'static str> {
+        Some(match name {
+            ".gemini" => "Gemini CLI's project settings and hooks",
+            _ => return None,
+        })
+    }
+
     fn project_config_names(&self) -> &'static [&'static str] {
         // Its project settings and hooks.
         &[".gemini"]

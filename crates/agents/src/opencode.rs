@@ -57,6 +57,14 @@ const RESOURCE_TOOLS: [&str; 3] = [
 ];
 
 impl Dialect for Opencode {
+    fn describe_config(&self, name: &str) -> Option<&'static str> {
+        Some(match name {
+            ".opencode" => "opencode's project plugins and settings",
+            "opencode.json" | "opencode.jsonc" => "opencode's config (plugins, MCP servers)",
+            _ => return None,
+        })
+    }
+
     fn project_config_names(&self) -> &'static [&'static str] {
         // Its project plugins (code it runs in its own process), and its
         // config, read from every folder up to the root: its `plugin` and

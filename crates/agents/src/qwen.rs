@@ -36,6 +36,13 @@ const TOOLS: [(&str, &str); 12] = [
 ];
 
 impl Dialect for Qwen {
+    fn describe_config(&self, name: &str) -> Option<&'static str> {
+        Some(match name {
+            ".qwen" => "Qwen Code's project settings and hooks",
+            _ => return None,
+        })
+    }
+
     fn project_config_names(&self) -> &'static [&'static str] {
         // Its project settings and hooks.
         &[".qwen"]

@@ -378,17 +378,14 @@ fn describe_short(path: &Path) -> &'static str {
 fn describe_name(name: &str) -> &'static str {
     match name {
         ".agentctx.yaml" => "agentctx's config",
-        ".claude" => "Claude Code's project settings and hooks",
-        ".gemini" => "Gemini CLI's project settings and hooks",
-        ".qwen" => "Qwen Code's project settings and hooks",
-        ".opencode" => "opencode's project plugins and settings",
-        ".mcp.json" => "the project's MCP servers",
         ".cline" | ".clinerules" => "Cline CLI's project hooks, plugins and rules",
         ".env" => {
             "an environment file Gemini CLI and Qwen Code load into their hooks' environment (a BASH_ENV there runs before agentctx)"
         }
-        "opencode.json" | "opencode.jsonc" => "opencode's config (plugins, MCP servers)",
-        _ => "Codex's project settings and hooks",
+        _ => agentctx_types::Agent::ALL
+            .into_iter()
+            .find_map(|agent| agentctx_agents::dialect::of(agent).describe_config(name))
+            .unwrap_or("an agent's project settings"),
     }
 }
 
