@@ -78,26 +78,30 @@ pub fn make_start_folder_configs(root: &Path, start: Option<&Path>) {
 /// another config.
 pub const LOADED_ENV_FILE: &str = ".env";
 
-/// The user folders (below the home) of the agents that load a project's
-/// `.env` into their hooks' environment, that are used on this machine
-/// (the folder exists or the program is on `PATH`); empty: `.env` is not
-/// protected.
+/// The user folders (below the home) of every agent that loads a
+/// project's `.env` into its hooks' environment, when any of them is used
+/// on this machine (its folder exists or its program is on `PATH`); empty:
+/// `.env` is not protected. All of them, not only the one in use: a file
+/// planted for an agent installed later would steer it then.
 pub fn env_file_loaders(host: &Host<'_>) -> Vec<&'static str> {
     let home = host.home();
     let path = host.env.get("PATH");
-    agentctx_types::Agent::ALL
+    let loaders: Vec<(&'static str, &'static str)> = agentctx_types::Agent::ALL
         .into_iter()
         .filter_map(|agent| agentctx_agents::dialect::of(agent).loads_env_file())
-        .filter(|(folder, program)| {
-            let used_folder = home.as_ref().is_some_and(|h| h.join(folder).is_dir());
-            let on_path = path.is_some_and(|path| {
-                std::env::split_paths(path)
-                    .any(|dir| dir.is_absolute() && dir.join(program).is_file())
-            });
-            used_folder || on_path
-        })
-        .map(|(folder, _)| folder)
-        .collect()
+        .collect();
+    let used = loaders.iter().any(|(folder, program)| {
+        let used_folder = home.as_ref().is_some_and(|h| h.join(folder).is_dir());
+        let on_path = path.is_some_and(|path| {
+            std::env::split_paths(path).any(|dir| dir.is_absolute() && dir.join(program).is_file())
+        });
+        used_folder || on_path
+    });
+    if used {
+        loaders.into_iter().map(|(folder, _)| folder).collect()
+    } else {
+        Vec::new()
+    }
 }
 
 /// Whether an agent that loads a project's `.env` into its hooks'

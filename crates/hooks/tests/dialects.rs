@@ -680,6 +680,9 @@ fn the_agents_config_folders_are_protected_anywhere() {
         ".clinerules/hooks/PreToolUse",
         ".cline/plugins/x.js",
         "sub/.clinerules/r.md",
+        // Another spelling: a case-insensitive file system opens it as is.
+        ".CLINERULES/hooks/PreToolUse",
+        "./sub/../.cline/hooks/TaskStart",
     ] {
         let payload = call(&p, "write", json!({"filePath": path, "content": "{}"}));
         assert!(denied(&p, Agent::Opencode, &payload), "{path}");
@@ -972,5 +975,23 @@ fn other_spellings_of_an_excluded_path_are_the_path_for_every_agent() {
             let call = read_call(agent, &format!("spell-{agent}"), &p.root, &path);
             assert!(runs(&p, agent, &call), "{agent} {path}");
         }
+    }
+}
+
+#[test]
+fn every_env_file_loader_s_home_env_is_protected_when_one_loader_is_used() {
+    // Gemini CLI is used here (its user folder exists), Qwen Code not yet:
+    // a `~/.qwen/.env` planted now would steer Qwen Code's hooks once it
+    // is installed.
+    let p = Project::new(EXCLUDE);
+    std::fs::create_dir_all(p.home.join(".gemini")).unwrap();
+    for file in [".qwen/.env", ".gemini/.env", ".env"] {
+        let path = p.home.join(file);
+        let payload = call(
+            &p,
+            "write",
+            json!({"filePath": path, "content": "BASH_ENV=/tmp/x"}),
+        );
+        assert!(denied(&p, Agent::Opencode, &payload), "{file}");
     }
 }
