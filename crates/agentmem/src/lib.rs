@@ -69,7 +69,7 @@ mod tail;
 
 pub use capture::{
     AGENT_KEY, CaptureError, CaptureOutcome, CaptureSettings, Origin, OutputSource,
-    PENDING_TTL_SECONDS, PendingAttempt, Provenance, Trigger, TriggerError, capture,
+    PENDING_TTL_SECONDS, PendingAttempt, Provenance, SOURCE_KEY, Trigger, TriggerError, capture,
     complete_pending, expand_home, zoned_stamp,
 };
 #[cfg(feature = "store")]

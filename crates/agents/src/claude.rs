@@ -15,6 +15,10 @@ pub(super) struct Claude;
 const TOOLS: [(&str, &str); 2] = [("Monitor", "Bash"), ("PowerShell", "Bash")];
 
 impl Dialect for Claude {
+    fn capture_source(&self) -> &'static str {
+        "claude-hook"
+    }
+
     fn describe_config(&self, name: &str) -> Option<&'static str> {
         Some(match name {
             ".claude" => "Claude Code's project settings and hooks",

@@ -13,6 +13,10 @@ pub const CODEX_PROFILE: &str = "agentctx";
 pub(super) struct Codex;
 
 impl Dialect for Codex {
+    fn capture_source(&self) -> &'static str {
+        "codex-hook"
+    }
+
     fn describe_config(&self, name: &str) -> Option<&'static str> {
         Some(match name {
             ".codex" => "Codex's project settings and hooks",

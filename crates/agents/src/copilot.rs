@@ -23,6 +23,10 @@ const CAMEL_EVENTS: [(&str, &str); 2] = [
 ];
 
 impl Dialect for Copilot {
+    fn capture_source(&self) -> &'static str {
+        "copilot-hook"
+    }
+
     fn start_folder_config(&self) -> &'static [&'static str] {
         // Repository hooks, which it runs, and its settings, loaded from
         // the folder a session starts in (1.0.102, measured).

@@ -58,6 +58,10 @@ pub struct LoaderFacts<'a> {
 
 /// One agent's dialect.
 pub trait Dialect: Sync {
+    /// What brings a capture of its sub-agents' output, as a capture's
+    /// `source` names it (`gemini-hook`, `cline-plugin`).
+    fn capture_source(&self) -> &'static str;
+
     /// Rewrites the agent's payload into the shared shape. `event` is the
     /// event the install named on the command line (Copilot's camelCase
     /// payloads carry none).
@@ -76,6 +80,13 @@ pub trait Dialect: Sync {
     /// What the agent's own loader gives the model; `None` for Claude
     /// Code and Codex, decided from their config sections (`agents_md.rs`).
     fn loader(&self, facts: &LoaderFacts<'_>) -> Option<LoaderDecision>;
+
+    /// Its loader gives the model the AGENTS.md of the folder the session
+    /// starts in, and no other (Cline CLI's rules): the chain agentctx
+    /// gives stops above that folder.
+    fn loads_cwd_agents_md(&self) -> bool {
+        false
+    }
 
     /// A `PostToolUse` of its sub-agent tool (shared name `Agent`) is where
     /// a sub-agent's output is captured: Claude Code's foreground `Task`,

@@ -45,6 +45,10 @@ const EVENTS: [(&str, &str); 4] = [
 ];
 
 impl Dialect for Gemini {
+    fn capture_source(&self) -> &'static str {
+        "gemini-hook"
+    }
+
     fn describe_config(&self, name: &str) -> Option<&'static str> {
         Some(match name {
             ".gemini" => "Gemini CLI's project settings and hooks",

@@ -57,6 +57,10 @@ const RESOURCE_TOOLS: [&str; 3] = [
 ];
 
 impl Dialect for Opencode {
+    fn capture_source(&self) -> &'static str {
+        "opencode-plugin"
+    }
+
     fn describe_config(&self, name: &str) -> Option<&'static str> {
         Some(match name {
             ".opencode" => "opencode's project plugins and settings",

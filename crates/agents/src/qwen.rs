@@ -36,6 +36,10 @@ const TOOLS: [(&str, &str); 12] = [
 ];
 
 impl Dialect for Qwen {
+    fn capture_source(&self) -> &'static str {
+        "qwen-hook"
+    }
+
     fn describe_config(&self, name: &str) -> Option<&'static str> {
         Some(match name {
             ".qwen" => "Qwen Code's project settings and hooks",

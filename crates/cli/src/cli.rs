@@ -227,7 +227,7 @@ pub struct SchemaArgs {
 #[derive(Debug, Args)]
 pub struct FilesArgs {
     /// tree, flat or compact (default from file_list_context.format, or the rule file).
-    #[arg(long, value_parser = one_of::<FileListFormat>(&["tree", "flat", "compact"]))]
+    #[arg(long, value_parser = one_of::<FileListFormat>(["tree", "flat", "compact"]))]
     pub format: Option<FileListFormat>,
     /// Deepest level shown; the root's children are depth 1.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -257,7 +257,7 @@ pub struct FilesArgs {
     #[arg(long, value_name = "N")]
     pub token_budget: Option<usize>,
     /// Tokenizer for --token-budget and the JSON token count.
-    #[arg(long, value_parser = one_of::<Tokenizer>(&["o200k", "cl100k"]), default_value = "o200k")]
+    #[arg(long, value_parser = one_of::<Tokenizer>(["o200k", "cl100k"]), default_value = "o200k")]
     pub tokenizer: Tokenizer,
     /// Do not group runs of numbered files.
     #[arg(long)]
@@ -281,7 +281,7 @@ pub struct FilesArgs {
     #[arg(long, value_name = "FILE", requires = "platform")]
     pub from_json: Option<String>,
     /// The platform of --from-json.
-    #[arg(long, value_parser = one_of::<Platform>(&["github", "gitlab"]))]
+    #[arg(long, value_parser = one_of::<Platform>(["github", "gitlab"]))]
     pub platform: Option<Platform>,
     /// Neither read nor write the remote-listing cache.
     #[arg(long)]
@@ -448,11 +448,12 @@ pub struct ContextArgs {
 }
 
 /// One of `names`, parsed into the type they name.
-fn one_of<T>(names: &'static [&'static str]) -> impl TypedValueParser<Value = T>
+fn one_of<T>(names: impl IntoIterator<Item = &'static str>) -> impl TypedValueParser<Value = T>
 where
     T: std::str::FromStr<Err = agentctx_types::UnknownName> + Clone + Send + Sync + 'static,
 {
-    PossibleValuesParser::new(names).try_map(|name| name.parse::<T>())
+    PossibleValuesParser::new(names.into_iter().collect::<Vec<_>>())
+        .try_map(|name| name.parse::<T>())
 }
 
 #[derive(Debug, Args)]
@@ -461,7 +462,7 @@ pub struct HookArgs {
     #[arg(long)]
     pub explain: bool,
     /// The agent that runs the hook (install writes it); without it, told from the payload.
-    #[arg(long, value_parser = one_of::<Agent>(&HOOK_AGENTS))]
+    #[arg(long, value_parser = one_of::<Agent>(agent_names()))]
     pub agent: Option<Agent>,
     /// The event, for payloads that do not name theirs (Copilot CLI's
     /// camelCase `sessionStart`, `subagentStart`; install writes it).
@@ -469,8 +470,10 @@ pub struct HookArgs {
     pub event: Option<String>,
 }
 
-/// The agents `--agent` names.
-const HOOK_AGENTS: [&str; 6] = ["claude", "codex", "gemini", "copilot", "opencode", "qwen"];
+/// The agents `--agent` names: every agent.
+fn agent_names() -> [&'static str; Agent::ALL.len()] {
+    Agent::ALL.map(Agent::as_str)
+}
 
 #[derive(Debug, Args)]
 pub struct ExecArgs {
@@ -478,7 +481,7 @@ pub struct ExecArgs {
     #[arg(long)]
     pub session: String,
     /// The agent whose shell runs the command.
-    #[arg(long, value_parser = one_of::<Agent>(&HOOK_AGENTS), default_value = "claude")]
+    #[arg(long, value_parser = one_of::<Agent>(agent_names()), default_value = "claude")]
     pub agent: Agent,
     /// Write the folder the command ended in here (Claude Code's shell keeps
     /// it; the form of hook replies before 2026-11-27).
@@ -500,8 +503,8 @@ pub struct ExecArgs {
 
 #[derive(Debug, Args)]
 pub struct InstallArgs {
-    /// claude, codex, gemini, copilot, opencode or qwen (its hooks; opencode: agentctx's plugin).
-    #[arg(value_parser = one_of::<Agent>(&["claude", "codex", "gemini", "copilot", "opencode", "qwen"]))]
+    /// claude, codex, gemini, copilot, opencode, qwen or cline (its hooks; opencode and cline: agentctx's plugin).
+    #[arg(value_parser = one_of::<Agent>(agent_names()))]
     pub agent: Agent,
     /// This project, for you (default): Claude Code's .claude/settings.local.json at the root.
     #[arg(long, conflicts_with_all = ["user", "shared"])]

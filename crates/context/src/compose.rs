@@ -16,8 +16,9 @@ use agentctx_session::Host;
 pub struct ComposeParts {
     /// The rules' prompt extension.
     pub rules: bool,
-    /// The AGENTS.md chain (off where the agent loads it itself).
-    pub agents: bool,
+    /// How much of the AGENTS.md chain (none where the agent loads it
+    /// itself).
+    pub agents: ChainPart,
     /// The file list (when `file_list_context.enabled`).
     pub files: bool,
 }
@@ -26,9 +27,21 @@ impl ComposeParts {
     /// Everything.
     pub const ALL: Self = Self {
         rules: true,
-        agents: true,
+        agents: ChainPart::Whole,
         files: true,
     };
+}
+
+/// How much of the AGENTS.md chain from the root to the cwd to compose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChainPart {
+    /// None of it: the agent loads it itself.
+    None,
+    /// All of it.
+    Whole,
+    /// All but the cwd's own AGENTS.md, which the agent loads itself
+    /// (Cline CLI loads that one and no other).
+    AboveCwd,
 }
 
 /// `composed` with a caller's base system prompt and tool descriptions
@@ -108,12 +121,19 @@ pub fn compose(host: &Host<'_>, cwd: &Path, which: ComposeParts) -> ComposedCont
             None
         }
     };
-    if which.agents {
+    if which.agents != ChainPart::None {
         match agentctx_core::start_session(cwd, &host.config.agents, host.home()) {
-            Ok(started) => {
+            Ok(mut started) => {
                 composed
                     .warnings
                     .extend(started.chain.warnings.iter().map(ToString::to_string));
+                if which.agents == ChainPart::AboveCwd {
+                    let cwd = started.root.cwd.as_path();
+                    started
+                        .chain
+                        .adopted
+                        .retain(|a| a.file.path.parent() != Some(cwd));
+                }
                 let text = started.chain.render();
                 if !text.is_empty() {
                     composed.system.push(ContextPart {

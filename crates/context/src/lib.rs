@@ -34,7 +34,8 @@ mod recall;
 mod remote;
 
 pub use compose::{
-    ComposeParts, compose, count_tokens, file_list_setup, token_cache, with_system_prompt,
+    ChainPart, ComposeParts, compose, count_tokens, file_list_setup, token_cache,
+    with_system_prompt,
 };
 #[cfg(feature = "recall")]
 pub use recall::{O200kCounter, RecallError, memory_index, memory_index_in, session_memory_index};

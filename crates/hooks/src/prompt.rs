@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use agentctx_types::{ComposedContext, FileListPosition};
 
-use agentctx_context::{ComposeParts, compose};
+use agentctx_context::{ChainPart, ComposeParts, compose};
 use agentctx_session::Host;
 
 /// Where a session records that its user-message parts were given.
@@ -73,7 +73,7 @@ pub(crate) fn user_parts_for_prompt(
     // leaves the list to the next prompt instead of losing it.
     let parts = ComposeParts {
         rules: false,
-        agents: false,
+        agents: ChainPart::None,
         files: true,
     };
     let composed = compose(host, cwd, parts);

@@ -445,20 +445,11 @@ fn edit(
             adding,
             kind == FileKind::CopilotHooksFile,
         ),
-        // A plugin of that name that is not agentctx's is left alone.
-        FileKind::OpencodePlugin => match text {
-            Some(t) if !opencode::is_ours(t) && adding => Err(SettingsError::NotOurs),
-            Some(t) if !opencode::is_ours(t) => Ok(t.to_owned()),
-            _ => Ok(opencode::plugin(
-                &request.program,
-                &opencode::shell_path(path),
-                parts.hooks && adding,
-            )),
-        },
-        FileKind::OpencodeShell => match text {
-            Some(t) if !opencode::is_our_shell(t) && adding => Err(SettingsError::NotOurs),
-            Some(t) if !opencode::is_our_shell(t) => Ok(t.to_owned()),
-            _ => Ok(opencode::shell(parts.hooks && adding)),
+        // A file of that name that is not agentctx's is left alone.
+        FileKind::Owned(file) => match text {
+            Some(t) if !(file.is_ours)(t) && adding => Err(SettingsError::NotOurs),
+            Some(t) if !(file.is_ours)(t) => Ok(t.to_owned()),
+            _ => Ok((file.text)(&request.program, path, parts.hooks && adding)),
         },
         FileKind::CodexProjectConfig if parts.codex_profile => {
             let entries = request.codex_profile.as_deref().unwrap_or_default();
@@ -497,8 +488,7 @@ fn mentions_agentctx(kind: FileKind, text: &str, parts: Parts, trust: &TrustEntr
         | FileKind::QwenSettings
         | FileKind::CopilotSettings
         | FileKind::CopilotHooksFile
-        | FileKind::OpencodePlugin
-        | FileKind::OpencodeShell => text.contains("agentctx"),
+        | FileKind::Owned(_) => text.contains("agentctx"),
     }
 }
 

@@ -22,11 +22,12 @@ use super::SettingsError;
 
 /// The user config files where the agents read their MCP servers, for
 /// those whose server goes into a file of its own (Gemini CLI, Copilot
-/// CLI, opencode, Qwen Code; Claude Code's and Codex's go with their
-/// hooks' files).
+/// CLI, opencode, Qwen Code, Cline CLI; Claude Code's and Codex's go with
+/// their hooks' files), and each agent's user folder (its profile's).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct McpConfigs {
     places: Vec<(Agent, PathBuf)>,
+    folders: Vec<(Agent, PathBuf)>,
 }
 
 impl McpConfigs {
@@ -36,7 +37,22 @@ impl McpConfigs {
             .into_iter()
             .filter_map(|agent| Some((agent, super::agent::of(agent).mcp_config(env)?)))
             .collect();
-        Self { places }
+        let folders = Agent::ALL
+            .into_iter()
+            .filter_map(|agent| {
+                Some((agent, agentctx_agents::dialect::of(agent).user_folder(env)?))
+            })
+            .collect();
+        Self { places, folders }
+    }
+
+    /// The user folder of `agent` (`~/.cline`, `$CODEX_HOME`), when it has
+    /// one and it is known.
+    pub fn user_folder(&self, agent: Agent) -> Option<PathBuf> {
+        self.folders
+            .iter()
+            .find(|(a, _)| *a == agent)
+            .map(|(_, path)| path.clone())
     }
 
     /// The file of `agent` (`None` for Claude Code and Codex, or when

@@ -41,6 +41,20 @@ pub(super) fn shell_path(plugin: &Path) -> PathBuf {
     folder.join("agentctx").join("bash")
 }
 
+/// The plugin, a file of agentctx's alone.
+const PLUGIN: super::targets::OwnedFile = super::targets::OwnedFile {
+    what: "agentctx's opencode plugin",
+    is_ours,
+    text: |program, path, adding| plugin(program, &shell_path(path), adding),
+};
+
+/// The shell the plugin makes opencode's, a file of agentctx's alone.
+const SHELL: super::targets::OwnedFile = super::targets::OwnedFile {
+    what: "the shell agentctx's opencode plugin makes opencode's",
+    is_ours: is_our_shell,
+    text: |_, _, adding| shell(adding),
+};
+
 /// The plugin's text for `program` with its shell at `shell`; empty when
 /// uninstalling (the file is agentctx's alone).
 pub(super) fn plugin(program: &str, shell: &Path, adding: bool) -> String {
@@ -85,12 +99,12 @@ impl super::agent::AgentInstall for Opencode {
         let shell = shell_path(&path);
         out.push(Target {
             path,
-            kind: FileKind::OpencodePlugin,
+            kind: FileKind::Owned(PLUGIN),
             parts: super::agent::HOOKS,
         });
         out.push(Target {
             path: shell,
-            kind: FileKind::OpencodeShell,
+            kind: FileKind::Owned(SHELL),
             parts: super::agent::HOOKS,
         });
         super::agent::mcp_target(request, places, adding, out)

@@ -32,19 +32,43 @@ pub(super) enum FileKind {
     CopilotSettings,
     /// A project's `.github/hooks/agentctx.json`: agentctx's own.
     CopilotHooksFile,
-    /// agentctx's opencode plugin: agentctx's own.
-    OpencodePlugin,
-    /// The shell agentctx's opencode plugin makes opencode's: agentctx's own.
-    OpencodeShell,
+    /// A file of agentctx's alone that an agent's module writes (a
+    /// plugin, the shell it hands commands to).
+    Owned(OwnedFile),
 }
 
 impl FileKind {
     /// A file agentctx writes whole: removed when nothing of it is left.
     pub(super) fn owned_whole(self) -> bool {
-        matches!(
-            self,
-            Self::CopilotHooksFile | Self::OpencodePlugin | Self::OpencodeShell
-        )
+        matches!(self, Self::CopilotHooksFile | Self::Owned(_))
+    }
+}
+
+/// A file agentctx writes whole for an agent, its text the agent module's:
+/// a file of its name that is not agentctx's is never overwritten, and an
+/// uninstall leaves it alone.
+#[derive(Clone, Copy)]
+pub(super) struct OwnedFile {
+    /// What the file is, in a sentence's words ("the opencode plugin").
+    pub what: &'static str,
+    /// Whether a file's text is agentctx's (its first lines say so).
+    pub is_ours: fn(&str) -> bool,
+    /// Its text for the agentctx program `program`, written at `path`;
+    /// empty when uninstalling.
+    pub text: fn(program: &str, path: &std::path::Path, adding: bool) -> String,
+}
+
+impl PartialEq for OwnedFile {
+    fn eq(&self, other: &Self) -> bool {
+        self.what == other.what
+    }
+}
+
+impl Eq for OwnedFile {}
+
+impl std::fmt::Debug for OwnedFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.what)
     }
 }
 

@@ -24,6 +24,11 @@ pub use pending::PENDING_TTL_SECONDS;
 /// agent (`gemini`, `copilot`, ...) whose payload it translated.
 pub const AGENT_KEY: &str = "agentctx_agent";
 
+/// The key of a hook input's `other` under which `agentctx hook` names
+/// what brought the capture (`gemini-hook`, `cline-plugin`): the agent's
+/// profile says it.
+pub const SOURCE_KEY: &str = "agentctx_capture_source";
+
 /// What started the capture.
 #[derive(Clone, Debug)]
 pub enum Trigger {
@@ -180,10 +185,10 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> CaptureError + '_ {
 /// Which agent and hook the trigger came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Origin {
-    /// `claude` or `codex`.
-    pub source_app: &'static str,
-    /// `claude-hook`, `codex-notify` or `codex-hook`.
-    pub source: &'static str,
+    /// The agent: `claude`, `codex`, `gemini`, ...
+    pub source_app: String,
+    /// What brought it: `claude-hook`, `codex-notify`, `cline-plugin`, ...
+    pub source: String,
     /// The session (thread) id.
     pub session_id: Option<String>,
     /// The hook event (`SubagentStop`, `agent-turn-complete`, ...).
@@ -227,8 +232,8 @@ impl Trigger {
     pub fn origin(&self) -> Origin {
         match self {
             Self::CodexNotify(n) => Origin {
-                source_app: "codex",
-                source: "codex-notify",
+                source_app: "codex".to_owned(),
+                source: "codex-notify".to_owned(),
                 session_id: n.thread_id.clone(),
                 event: n.kind.clone(),
             },
@@ -240,15 +245,13 @@ impl Trigger {
                         .and_then(|n| n.to_str())
                         .is_some_and(|n| n.starts_with("rollout-"))
                 });
-                // The hook names the agent when it knows it.
-                let named = h.other.get(AGENT_KEY).and_then(serde_json::Value::as_str);
-                let (source_app, source) = match named {
-                    Some("gemini") => ("gemini", "gemini-hook"),
-                    Some("copilot") => ("copilot", "copilot-hook"),
-                    Some("opencode") => ("opencode", "opencode-plugin"),
-                    Some("qwen") => ("qwen", "qwen-hook"),
-                    _ if codex => ("codex", "codex-hook"),
-                    _ => ("claude", "claude-hook"),
+                // The hook names the agent, and what brought the capture,
+                // when it knows them.
+                let text = |key: &str| h.other.get(key).and_then(serde_json::Value::as_str);
+                let (source_app, source) = match (text(AGENT_KEY), text(SOURCE_KEY)) {
+                    (Some(agent), Some(source)) => (agent.to_owned(), source.to_owned()),
+                    _ if codex => ("codex".to_owned(), "codex-hook".to_owned()),
+                    _ => ("claude".to_owned(), "claude-hook".to_owned()),
                 };
                 Origin {
                     source_app,

@@ -480,6 +480,10 @@ impl Call<'_> {
                     agentctx_agentmem::AGENT_KEY.to_owned(),
                     Value::String(self.agent.to_string()),
                 );
+                input.other.insert(
+                    agentctx_agentmem::SOURCE_KEY.to_owned(),
+                    Value::String(self.dialect.capture_source().to_owned()),
+                );
                 let report = agentctx_agentmem::capture_with_config(
                     &agentctx_agentmem::Trigger::hook(input),
                     config,

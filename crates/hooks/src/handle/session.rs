@@ -7,7 +7,7 @@ use agentctx_core::{render_resume_diff_in, resume_in_store, start_session};
 use agentctx_types::HookReply;
 
 use super::{Call, HookOutcome};
-use agentctx_context::{ComposeParts, compose};
+use agentctx_context::{ChainPart, ComposeParts, compose};
 
 impl Call<'_> {
     pub(super) fn session_start(&self, outcome: &mut HookOutcome) {
@@ -34,7 +34,7 @@ impl Call<'_> {
         let loader = decision.loader;
         let parts = ComposeParts {
             rules: true,
-            agents: !loader.initial,
+            agents: self.chain_part(loader),
             files: true,
         };
         let agents = &self.host.config.agents;
@@ -108,7 +108,7 @@ impl Call<'_> {
                 // The session's own index, the same bytes as at its start.
                 self.add_memory(&mut composed, outcome);
                 self.defer_user_parts(&mut composed, outcome);
-                if parts.agents {
+                if parts.agents != ChainPart::None {
                     // The chain given now is the chain as it is now.
                     diff.recheck.clear();
                 }
@@ -260,6 +260,18 @@ impl Call<'_> {
         crate::prompt::defer_user_parts(composed, session, &mut outcome.notes);
     }
 
+    /// How much of the AGENTS.md chain agentctx gives, beside what the
+    /// agent's own loader gives.
+    fn chain_part(&self, loader: agentctx_agents::BuiltinLoader) -> ChainPart {
+        if loader.initial {
+            ChainPart::None
+        } else if self.dialect.loads_cwd_agents_md() {
+            ChainPart::AboveCwd
+        } else {
+            ChainPart::Whole
+        }
+    }
+
     /// A sub-agent starts with a context of its own: it gets the rules'
     /// extension and, where the agent does not load it, the AGENTS.md
     /// chain; its resolver state starts from that chain.
@@ -269,7 +281,7 @@ impl Call<'_> {
         let loader = decision.loader;
         let parts = ComposeParts {
             rules: true,
-            agents: !loader.initial,
+            agents: self.chain_part(loader),
             files: false,
         };
         if let Some(store) = self.store(outcome) {
