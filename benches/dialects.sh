@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `agentctx hook` per agent dialect on the payloads each real CLI sent
-# (fixtures/agents/), and the time agentctx's opencode plugin adds to a
-# tool call (its `tool.execute.before` and `tool.execute.after`, each a
+# (fixtures/agents/), and the time agentctx's opencode and Cline CLI
+# plugins add to a tool call (opencode's `tool.execute.before` and
+# `tool.execute.after`, Cline's `beforeTool` and `afterTool`, each a
 # process spawn), in one run. Needs hyperfine and node.
 # Usage: benches/dialects.sh (from the repository root)
 set -euo pipefail
@@ -22,7 +23,7 @@ printf 'denied_tools: [Glob]\nfile_patterns:\n  exclude: ["secrets/", "**/.env"]
 export HOME="$work/home"; mkdir -p "$HOME"
 # A recorded payload with its placeholders set to this project.
 payload() {
-  sed -e "s#{{CWD}}#$repo/#g; s#{{REPO}}#$repo#g; s#{{HOME}}#$HOME#g; s#{{SCRATCH}}#$work#g" "$fixtures/$1" \
+  sed -e "s#{{CWD}}#$repo/#g; s#{{REPO}}#$repo#g; s#{{HOME}}#$HOME#g; s#{{SCRATCH}}#$work#g; s#{{SESSION_ID}}#1795748557193_zzcu3#g" "$fixtures/$1" \
     | sed -e "s#$repo//#$repo/#g" \
     | python3 -c 'import json,sys; d=json.load(sys.stdin); json.dump(d.get("stdin", d), sys.stdout)' > "$work/$2"
 }
@@ -32,6 +33,8 @@ payload copilot-cli-1.0.102/PreToolUse-Read.json copilot-pre.json
 payload copilot-cli-1.0.102/PostToolUse-Read.json copilot-post.json
 payload qwen-code-0.15.10/PreToolUse-read_file.json qwen-pre.json
 payload qwen-code-0.15.10/PostToolUse-read_file.json qwen-post.json
+payload cline-cli-3.0.65/PreToolUse-read_files.json cline-pre.json
+payload cline-cli-3.0.65/PostToolUse-read_files.json cline-post.json
 # opencode: the payload its plugin builds from the recorded call.
 python3 - "$fixtures/opencode-1.18.33/tool.execute.before-read.json" "$repo" > "$work/opencode-pre.json" <<'PY'
 import json, sys
@@ -42,12 +45,12 @@ PY
 sed -e 's/"PreToolUse"/"PostToolUse"/' "$work/opencode-pre.json" > "$work/opencode-post.json"
 cd "$repo"
 # Each session's first call decides its anchor: made before timing.
-for agent in gemini copilot qwen opencode; do
+for agent in gemini copilot qwen opencode cline; do
   "$bin" hook --agent "$agent" < "$work/$agent-pre.json" > /dev/null
   "$bin" hook --agent "$agent" < "$work/$agent-post.json" > /dev/null
 done
 args=()
-for agent in gemini copilot opencode qwen; do
+for agent in gemini copilot opencode qwen cline; do
   args+=(-n "$agent pre (read, allowed)" "sh -c '$bin hook --agent $agent < $work/$agent-pre.json'")
   args+=(-n "$agent post (read, nothing new)" "sh -c '$bin hook --agent $agent < $work/$agent-post.json'")
 done
@@ -84,3 +87,26 @@ PY
 # one); opencode's Bun reads the plugin as a module whatever it holds.
 cp "$repo/.opencode/plugin/agentctx.js" "$work/agentctx-plugin.mjs"
 node "$work/plugin-bench.mjs" "$work/agentctx-plugin.mjs" "$work/opencode-pre.json" 200
+# Cline CLI's plugin, as Cline calls it: installed by `agentctx install
+# cline`, its beforeTool and afterTool per tool call timed.
+mkdir -p "$HOME/.cline"
+(cd "$repo" && "$bin" install cline --user --program "$bin" > /dev/null)
+cp "$HOME/.cline/plugins/agentctx.js" "$work/agentctx-cline.mjs"
+cat > "$work/cline-bench.mjs" <<'JS'
+const [plugin, runs] = process.argv.slice(2);
+const { default: p } = await import(plugin);
+p.setup({}, { session: { sessionId: "1795748557193_zzcu3" }, workspaceInfo: { rootPath: process.cwd() } });
+const snapshot = { agentId: "agent_main", conversationId: "conv_1", iteration: 1 };
+const times = [];
+for (let i = 0; i < Number(runs); i++) {
+  const toolCall = { toolCallId: `c${i}`, toolName: "read_files" };
+  const input = { files: [{ path: "packages/web/src/app.tsx" }] };
+  const start = process.hrtime.bigint();
+  await p.hooks.beforeTool({ snapshot, toolCall, input });
+  await p.hooks.afterTool({ snapshot, toolCall, input, result: { output: "x", isError: false } });
+  times.push(Number(process.hrtime.bigint() - start) / 1e6);
+}
+times.sort((a, b) => a - b);
+console.log(`  cline plugin, per tool call (before + after)         ${times[times.length >> 1].toFixed(2)} ms  (p90 ${times[Math.floor(times.length * 0.9)].toFixed(2)}, ${runs} calls)`);
+JS
+node "$work/cline-bench.mjs" "$work/agentctx-cline.mjs" 200

@@ -286,8 +286,12 @@ pub const COMMAND_FIELD_NOT_A_COMMAND: [&str; 1] = ["apply_patch"];
 pub const UNNAMED: Agent = Agent::Claude;
 
 /// Which agent sent `input`: Codex payloads carry a `turn_id` and name
-/// `rollout-*.jsonl` transcripts; everything else is read as Claude Code's.
+/// `rollout-*.jsonl` transcripts, Cline CLI's a `hookName` and a
+/// `clineVersion`; everything else is read as Claude Code's.
 pub fn detect(input: &HookInput) -> Agent {
+    if input.other.contains_key("hookName") && input.other.contains_key("clineVersion") {
+        return Agent::Cline;
+    }
     let rollout = input.transcript_path.as_deref().is_some_and(|p| {
         std::path::Path::new(p)
             .file_name()
@@ -310,6 +314,7 @@ pub fn of(agent: Agent) -> &'static dyn Dialect {
         Agent::Copilot => &crate::copilot::Copilot,
         Agent::Opencode => &crate::opencode::Opencode,
         Agent::Qwen => &crate::qwen::Qwen,
+        Agent::Cline => &crate::cline::Cline,
     }
 }
 
@@ -511,6 +516,7 @@ mod tests {
         let (decision, reason) = match agent {
             Agent::Gemini => ("/decision", "/reason"),
             Agent::Copilot => ("/permissionDecision", "/permissionDecisionReason"),
+            Agent::Cline => ("/cancel", "/errorMessage"),
             Agent::Claude | Agent::Codex | Agent::Qwen | Agent::Opencode => (
                 "/hookSpecificOutput/permissionDecision",
                 "/hookSpecificOutput/permissionDecisionReason",
@@ -528,8 +534,12 @@ mod tests {
                 .and_then(|o| o.remove(key))
                 .unwrap_or(Value::Null)
         };
-        let decision = take(decision);
+        let mut decision = take(decision);
         let reason = take(reason);
+        // Cline's one stop is `cancel` (agentctx's plugin stops the call).
+        if agent == Agent::Cline && decision == Value::Bool(true) {
+            decision = "deny".into();
+        }
         (decision, reason, rest)
     }
 

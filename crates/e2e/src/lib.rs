@@ -15,10 +15,12 @@
 )]
 
 pub mod attack;
+mod cline;
 mod mock;
 mod other_agents;
 mod sandbox;
 
+pub use cline::cline_bin;
 pub use mock::{Block, MockApi, Recorded, Script, text_of_request};
 pub use other_agents::{copilot_bin, gemini_bin, opencode_bin, qwen_bin};
 pub use sandbox::{

@@ -1,4 +1,4 @@
-//! `agentctx mcp` in opencode, GitHub Copilot CLI and Qwen Code (against
+//! `agentctx mcp` in opencode, GitHub Copilot CLI, Qwen Code and Cline CLI (against
 //! the mock's Chat Completions API) and Gemini CLI (against its
 //! `streamGenerateContent`), beside agentctx's hooks: asking `rules_check`
 //! about an excluded file is answered, not denied as a read. Each test
@@ -170,5 +170,19 @@ fn qwen_calls_agents_resolve_and_rules_check_through_mcp() {
         run: |s, mock, prompt| s.qwen(mock.base_url(), &s.root, prompt),
     });
     // Qwen Code does not show a server's instructions to the model.
+    assert!(!text_of_request(&requests[0]).contains("Call `context` once"));
+}
+
+#[test]
+#[ignore = "needs the real Cline CLI: scripts/e2e"]
+fn cline_calls_agents_resolve_and_rules_check_through_mcp() {
+    let requests = calls_agents_resolve_and_rules_check(&Agent {
+        name: "cline",
+        tool: |tool| format!("agentctx__{tool}"),
+        config: |s| s.home.join(".cline/data/settings/cline_mcp_settings.json"),
+        setup: |s, mock| s.cline_auth(mock.base_url()),
+        run: |s, _, prompt| s.cline(&s.root, prompt),
+    });
+    // Cline CLI does not show a server's instructions to the model.
     assert!(!text_of_request(&requests[0]).contains("Call `context` once"));
 }

@@ -1,7 +1,8 @@
 //! agentctx's hooks in Gemini CLI, GitHub Copilot CLI, opencode (its
-//! plugin) and Qwen Code: each real CLI against the mock of its model API,
-//! installed with `agentctx install <agent> --user` (opencode: a project
-//! install, whose plugin opencode loads from the root's `.opencode/`).
+//! plugin), Qwen Code and Cline CLI (its plugin): each real CLI against
+//! the mock of its model API, installed with `agentctx install <agent>
+//! --user` (opencode: a project install, whose plugin opencode loads from
+//! the root's `.opencode/`).
 //!
 //! One session per agent: a read of a sibling package (an AGENTS.md the
 //! agent may or may not load itself), a shell read of a folder with its own
@@ -40,7 +41,9 @@ struct Agent {
     /// Its tool calls: read a file, run a command, glob, start a sub-agent.
     read: fn(&Path) -> Block,
     shell: fn(&str) -> Block,
+    /// A call of a tool the rules deny, and that tool's shared name.
     glob: Block,
+    denied: &'static str,
     sub_agent: fn(&str) -> Block,
     /// The sub-agent's last turn, given its answer.
     sub_answer: fn(&str) -> Vec<Block>,
@@ -79,7 +82,7 @@ fn project() -> Sandbox {
     s.write("secrets/token.txt", "SECRET-TOKEN-E2E\n");
     s.write(
         ".coding-agent-rules.yaml",
-        "system_prompt_extension: RULES-EXTENSION-E2E\ndenied_tools: [Glob]\nfile_patterns:\n  exclude: [\"secrets/\"]\n",
+        "system_prompt_extension: RULES-EXTENSION-E2E\ndenied_tools: [Glob, Grep]\nfile_patterns:\n  exclude: [\"secrets/\"]\n",
     );
     s.commit();
     s
@@ -194,10 +197,11 @@ fn scenario(agent: &Agent) -> (Sandbox, Vec<Value>) {
             "the secret was read\n{text}"
         );
     }
+    let denied = format!("denied_tools entry `{}`", agent.denied);
     for expected in [
         "Denied: file `",
         "exclude pattern `secrets/`",
-        "denied_tools entry `Glob`",
+        denied.as_str(),
     ] {
         assert!(
             last.contains(expected),
@@ -296,6 +300,7 @@ fn gemini_cli_under_agentctx_hooks() {
             )
         },
         glob: Block::tool("glob", json!({"pattern": "**/*.ts"})),
+        denied: "Glob",
         sub_agent: |prompt| {
             Block::tool(
                 "invoke_agent",
@@ -342,6 +347,7 @@ fn copilot_cli_under_agentctx_hooks() {
             )
         },
         glob: Block::tool("glob", json!({"pattern": "**/*.ts"})),
+        denied: "Glob",
         sub_agent: |prompt| {
             Block::tool(
                 "task",
@@ -370,6 +376,7 @@ fn opencode_under_agentctx_plugin() {
         read: |path| Block::tool("read", json!({"filePath": path})),
         shell: |command| Block::tool("bash", json!({"command": command, "description": "e2e"})),
         glob: Block::tool("glob", json!({"pattern": "**/*.ts"})),
+        denied: "Glob",
         sub_agent: |prompt| {
             Block::tool(
                 "task",
@@ -403,6 +410,7 @@ fn qwen_code_under_agentctx_hooks() {
             )
         },
         glob: Block::tool("glob", json!({"pattern": "**/*.ts"})),
+        denied: "Glob",
         sub_agent: |prompt| {
             Block::tool(
                 "agent",
@@ -416,6 +424,42 @@ fn qwen_code_under_agentctx_hooks() {
         sandboxed: false,
         fixtures: Some(("qwen-code", "AGENTCTX_E2E_QWEN_CODE_VERSION")),
     });
+}
+
+#[test]
+#[ignore = "needs the real Cline CLI: scripts/e2e"]
+fn cline_cli_under_agentctx_plugin() {
+    let (s, requests) = scenario(&Agent {
+        name: "cline",
+        cwd: "packages/api",
+        install: &["--user"],
+        configs: |s| vec![s.home.join(".cline/plugins/agentctx.js")],
+        setup: |s, mock| s.cline_auth(mock.base_url()),
+        run: |s, _, cwd, prompt| s.cline(cwd, prompt),
+        read: |path| Block::tool("read_files", json!({"files": [{"path": path}]})),
+        shell: |command| Block::tool("run_commands", json!({"commands": [command]})),
+        // Cline has no glob tool; its search is `Grep` to the rules.
+        glob: Block::tool("search_codebase", json!({"queries": ["server"]})),
+        denied: "Grep",
+        sub_agent: |prompt| {
+            Block::tool(
+                "spawn_agent",
+                json!({"systemPrompt": "You are a helper.", "task": prompt}),
+            )
+        },
+        sub_answer: text_turn,
+        plain: false,
+        loads_sibling: false,
+        tells_sub_agent: true,
+        sandboxed: true,
+        fixtures: None,
+    });
+    // Cline sends the cwd's AGENTS.md itself; agentctx the chain above it.
+    let first = text_of_request(&requests[0]);
+    for body in ["ROOT-RULES-E2E", "PACKAGES-RULES-E2E", "API-RULES-E2E"] {
+        assert_eq!(first.matches(body).count(), 1, "{body}\n{first}");
+    }
+    drop(s);
 }
 
 /// Where each agent reads a project install from: the project's settings
@@ -456,7 +500,8 @@ fn project_install_runs_from(
 fn which_project_installs_run_in_a_subdirectory() {
     // Gemini CLI, Copilot CLI and Qwen Code read a project's settings
     // from the folder a session starts in only; opencode finds the root's
-    // `.opencode/` from below (measured 2026-11-26).
+    // `.opencode/` from below (measured 2026-11-26), and Cline CLI the git
+    // root's `.cline/plugins` (2026-11-27).
     let gemini = project_install_runs_from(
         "packages/api",
         "gemini",
@@ -485,6 +530,13 @@ fn which_project_installs_run_in_a_subdirectory() {
         |s, _, cwd, prompt| s.opencode(cwd, prompt),
         |path| Block::tool("read", json!({"filePath": path})),
     );
+    let cline = project_install_runs_from(
+        "packages/api",
+        "cline",
+        |s, mock| s.cline_auth(mock.base_url()),
+        |s, _, cwd, prompt| s.cline(cwd, prompt),
+        |path| Block::tool("read_files", json!({"files": [{"path": path}]})),
+    );
     let qwen_root = project_install_runs_from(
         "",
         "qwen",
@@ -493,11 +545,11 @@ fn which_project_installs_run_in_a_subdirectory() {
         |path| Block::tool("read_file", json!({"file_path": path})),
     );
     println!(
-        "gemini {gemini} copilot {copilot} qwen {qwen} (root {qwen_root}) opencode {opencode}"
+        "gemini {gemini} copilot {copilot} qwen {qwen} (root {qwen_root}) opencode {opencode} cline {cline}"
     );
     assert_eq!(
-        (gemini, copilot, qwen, opencode),
-        (false, false, false, true)
+        (gemini, copilot, qwen, opencode, cline),
+        (false, false, false, true, true)
     );
     assert!(qwen_root, "Qwen Code runs a project's hooks at its root");
 }

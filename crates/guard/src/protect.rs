@@ -1,7 +1,8 @@
 //! What agentctx protects from the agent's writes, so it cannot switch its
 //! own rules or hooks off (`project_agent_rules.protect_config`): the rule
-//! files at the root, every `.agentctx.yaml`, `.claude/`, `.codex/`,
-//! `.gemini/`, `.qwen/` and `.opencode/` folder in the project (hook
+//! files at the root, every `.agentctx.yaml`, and every name an agent's
+//! profile says it loads or runs from a project (`.claude/`, `.codex/`,
+//! `.gemini/`, `.qwen/`, `.opencode/`, `.cline/`, `.clinerules/`: hook
 //! settings, hook scripts, plugins, agent definitions), the root's and the
 //! session folder's `.github/hooks` (Copilot CLI's),
 //! agentctx's user config and state, the agents' user settings, and the
@@ -17,19 +18,13 @@ use agentctx_session::Host;
 
 /// Names protected wherever they are in the project besides the agents'
 /// own (each agent's profile names what it loads or runs:
-/// `Dialect::project_config_names`): agentctx's config, and what an agent
-/// agentctx does not serve yet runs. Cline CLI 3.0.65
-/// (docs/integrations/cline-cli.md, measured) runs the hooks of
-/// `.clinerules/hooks` and `.cline/hooks` and the plugins of
-/// `.cline/plugins` of the git root at its next session, outside any
-/// sandbox and without asking, and loads `.clinerules/` and `.cline/rules`
-/// into its system prompt.
-const OWN_AND_OTHER_NAMES: [&str; 3] = [".agentctx.yaml", ".cline", ".clinerules"];
+/// `Dialect::project_config_names`): agentctx's config.
+const OWN_NAMES: [&str; 1] = [".agentctx.yaml"];
 
 /// Every name protected wherever it is in the project (without `.env`,
 /// which [`protected_names`] adds where an agent loads it).
 pub fn always_protected_names() -> Vec<&'static str> {
-    let mut names = OWN_AND_OTHER_NAMES.to_vec();
+    let mut names = OWN_NAMES.to_vec();
     for agent in agentctx_types::Agent::ALL {
         names.extend(agentctx_agents::dialect::of(agent).project_config_names());
     }
@@ -172,13 +167,6 @@ pub fn protected_paths(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
     // it (in a writable folder such as /tmp, a command could make them).
     paths.extend(loaded_above_root(host, rules));
     if let Some(home) = host.home() {
-        // Cline CLI's user hooks, plugins, rules and settings
-        // (`$CLINE_DIR`, default `~/.cline`), and the other folders it runs
-        // hooks and plugins from: not an agent agentctx serves yet, one a
-        // user may run beside the others.
-        for file in [".cline", "Documents/Cline", ".agents/plugins"] {
-            paths.push(home.join(file));
-        }
         let loaders = env_file_loaders(host);
         if !loaders.is_empty() {
             paths.push(home.join(LOADED_ENV_FILE));
@@ -373,16 +361,17 @@ fn describe_short(path: &Path) -> &'static str {
         | "hooks"
         | "mcp-config.json" => "an agent's hook settings",
         "opencode" => "opencode's user config and plugins",
-        ".cline" | "Cline" | "plugins" => "Cline CLI's user hooks, plugins and rules",
         _ if path.ends_with("agentctx") => "agentctx",
-        _ => "what agentctx protects",
+        _ => agentctx_types::Agent::ALL
+            .into_iter()
+            .find_map(|agent| agentctx_agents::dialect::of(agent).describe_config(name))
+            .unwrap_or("what agentctx protects"),
     }
 }
 
 fn describe_name(name: &str) -> &'static str {
     match name {
         ".agentctx.yaml" => "agentctx's config",
-        ".cline" | ".clinerules" => "Cline CLI's project hooks, plugins and rules",
         ".env" => {
             "an environment file Gemini CLI and Qwen Code load into their hooks' environment (a BASH_ENV there runs before agentctx)"
         }

@@ -60,6 +60,7 @@ pub(crate) fn of(agent: Agent) -> &'static dyn AgentInstall {
         Agent::Copilot => &super::copilot::Copilot,
         Agent::Opencode => &super::opencode::Opencode,
         Agent::Qwen => &super::qwen::QWEN,
+        Agent::Cline => &super::cline::Cline,
     }
 }
 

@@ -32,6 +32,7 @@
 
 mod agent;
 mod claude;
+mod cline;
 mod codex;
 mod command;
 mod copilot;

@@ -11,6 +11,7 @@
 //! | Qwen Code | `$HOME/.qwen/settings.json` | `mcpServers.agentctx {command, args, trust}` |
 //! | Copilot CLI | `$COPILOT_HOME` (else `~/.copilot`)`/mcp-config.json` | `mcpServers.agentctx {type: local, command, args, tools}` |
 //! | opencode | `$XDG_CONFIG_HOME` (else `~/.config`)`/opencode/opencode.json` | `mcp.agentctx {type: local, command: [program, "mcp"]}` |
+//! | Cline CLI | `$CLINE_MCP_SETTINGS_PATH`, else `$CLINE_DATA_DIR/settings/`, else `$CLINE_DIR` (else `~/.cline`)`/data/settings/` + `cline_mcp_settings.json` | `mcpServers.agentctx {command, args}` |
 
 use std::path::PathBuf;
 

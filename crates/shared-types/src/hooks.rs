@@ -30,21 +30,24 @@ pub enum Agent {
     Opencode,
     /// Qwen Code (Claude Code's hook names and shapes).
     Qwen,
+    /// Cline CLI (agentctx's plugin calls the hook with Cline's hook payloads).
+    Cline,
 }
 
 impl Agent {
     /// Every agent.
-    pub const ALL: [Agent; 6] = [
+    pub const ALL: [Agent; 7] = [
         Self::Claude,
         Self::Codex,
         Self::Gemini,
         Self::Copilot,
         Self::Opencode,
         Self::Qwen,
+        Self::Cline,
     ];
 
-    /// `claude`, `codex`, `gemini`, `copilot`, `opencode` or `qwen`, as the
-    /// CLI spells it.
+    /// `claude`, `codex`, `gemini`, `copilot`, `opencode`, `qwen` or
+    /// `cline`, as the CLI spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Claude => "claude",
@@ -53,6 +56,7 @@ impl Agent {
             Self::Copilot => "copilot",
             Self::Opencode => "opencode",
             Self::Qwen => "qwen",
+            Self::Cline => "cline",
         }
     }
 }
@@ -60,6 +64,7 @@ impl Agent {
 crate::from_name!(Agent, "coding agent", [
     "claude" => Agent::Claude, "codex" => Agent::Codex, "gemini" => Agent::Gemini,
     "copilot" => Agent::Copilot, "opencode" => Agent::Opencode, "qwen" => Agent::Qwen,
+    "cline" => Agent::Cline,
 ]);
 
 impl std::fmt::Display for Agent {

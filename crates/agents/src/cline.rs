@@ -1,0 +1,612 @@
+//! Cline CLI 3.0.65 (npm `cline`). Its hook files cannot give context
+//! before the model's first turn (TaskStart's answer is dropped, and
+//! UserPromptSubmit does not fire for a run's prompt) and can stop a call
+//! only by ending the whole task (`cancel`), so agentctx installs a Cline
+//! plugin instead (`install/cline_plugin.js`): `beforeRun`, `beforeTool`
+//! and `afterTool` call `agentctx hook --agent cline` with the payload
+//! Cline's own hook-file adapter builds from the same call (`hookName`,
+//! `sessionContext.rootSessionId`, `agent_id`, `parent_agent_id`,
+//! `tool_call`, `tool_result`), so this dialect reads the plugin's calls
+//! and Cline's hook files alike. It answers in Cline's hook control shape
+//! (`contextModification`, `overrideInput`, `cancel` with `errorMessage`);
+//! the plugin turns a `cancel` into a skip of that call with the reason as
+//! its result, and the task goes on. Measured facts and their runs:
+//! docs/integrations/cline-cli.md.
+//!
+//! Cline's tools take many input shapes (`read_files` thirteen, through a
+//! union of schemas where the first that parses wins): every path any
+//! shape could name is judged, and a shape that names a path in a way not
+//! known here is refused when anything is restricted.
+
+use std::path::PathBuf;
+
+use agentctx_config::Environment;
+use agentctx_types::{HookInput, HookReply, PermissionDecision};
+use serde_json::{Map, Value, json};
+
+use crate::dialect::{Dialect, LoaderFacts, Native, move_arg, rename_tool};
+use crate::loader::{BuiltinLoader, LoaderDecision};
+
+pub(super) struct Cline;
+
+/// Cline's tools by their shared names.
+const TOOLS: [(&str, &str); 8] = [
+    ("read_files", "Read"),
+    ("editor", "Edit"),
+    ("apply_patch", "apply_patch"),
+    ("run_commands", "Bash"),
+    ("search_codebase", "Grep"),
+    ("fetch_web_content", "WebFetch"),
+    // A sub-agent, and a teammate's task: both end with the answer.
+    ("spawn_agent", "Agent"),
+    ("team_run_task", "Agent"),
+];
+
+/// The keys under which a `read_files` input may name files.
+const READ_KEYS: [&str; 5] = ["files", "file_paths", "paths", "file_path", "filePath"];
+
+/// The keys a `read_files` entry object may name its file under.
+const ENTRY_KEYS: [&str; 3] = ["path", "file_path", "filePath"];
+
+impl Dialect for Cline {
+    fn capture_source(&self) -> &'static str {
+        "cline-plugin"
+    }
+
+    fn normalize(&self, input: &mut HookInput, _: Option<&str>) -> Native {
+        let mut native = Native::default();
+        read_common(input);
+        rename_tool(input, &TOOLS, &mut native);
+        if native.tool.is_none()
+            && let Some(name) = input.tool_name.clone()
+            && let Some((first, others)) = mcp_splits(&name)
+        {
+            input.tool_name = Some(first);
+            native.tool = Some(name);
+            native.aliases = others;
+        }
+        match native.tool.as_deref() {
+            Some("read_files") => {
+                let paths = input.tool_input.as_ref().map(read_paths);
+                match paths {
+                    Some(Ok(paths)) if !paths.is_empty() => {
+                        let mut args = Map::new();
+                        if let [one] = paths.as_slice() {
+                            args.insert("file_path".into(), json!(one));
+                        }
+                        let files: Vec<Value> = paths.iter().map(|p| json!({"path": p})).collect();
+                        args.insert("files".into(), Value::Array(files));
+                        input.tool_input = Some(Value::Object(args));
+                    }
+                    _ => {
+                        native.unjudgeable = Some(
+                            "Cline's read_files input names its files in a shape agentctx does not know".to_owned(),
+                        );
+                    }
+                }
+            }
+            Some("run_commands") => match input.tool_input.as_ref().map(command_line) {
+                Some(Ok(line)) => input.tool_input = Some(json!({"command": line})),
+                Some(Err(why)) => native.unjudgeable = Some(why),
+                None => {}
+            },
+            Some("editor") => {
+                if let Some(args) = input.tool_input.as_mut().and_then(Value::as_object_mut) {
+                    // Without text to replace or a line to insert at, it
+                    // writes the file whole.
+                    if !args.contains_key("old_text") && !args.contains_key("insert_line") {
+                        input.tool_name = Some("Write".to_owned());
+                    }
+                    move_arg(args, "path", "file_path");
+                }
+            }
+            Some("spawn_agent" | "team_run_task") => agent_result(input),
+            _ => {}
+        }
+        native
+    }
+
+    fn render(&self, reply: &HookReply) -> Value {
+        let out = &reply.hook_specific_output;
+        let mut control = Map::new();
+        let mut stop = |reason: String| {
+            control.insert("cancel".into(), json!(true));
+            control.insert("errorMessage".into(), json!(reason));
+        };
+        match (&out.permission_decision, &out.updated_input) {
+            (Some(PermissionDecision::Deny), _) => {
+                stop(out.permission_decision_reason.clone().unwrap_or_default());
+            }
+            // Cline has no question to ask through a hook or a plugin.
+            (Some(PermissionDecision::Ask), _) => stop(format!(
+                "{} (Cline cannot be made to ask the user: agentctx denies instead)",
+                out.permission_decision_reason.as_deref().unwrap_or("agentctx would ask")
+            )),
+            (_, Some(changed)) => match changed.get("command").and_then(Value::as_str) {
+                Some(command) => {
+                    control.insert("overrideInput".into(), json!({"commands": [command]}));
+                }
+                None => stop(
+                    "agentctx changed this call's input into a shape Cline's tool does not take: it does not run".to_owned(),
+                ),
+            },
+            _ => {}
+        }
+        if let Some(text) = &out.additional_context {
+            control.insert("contextModification".into(), json!(text));
+        }
+        Value::Object(control)
+    }
+
+    fn loader(&self, _: &LoaderFacts<'_>) -> Option<LoaderDecision> {
+        Some(LoaderDecision {
+            loader: BuiltinLoader {
+                initial: false,
+                nested_on_read: false,
+                nested_tools: &[],
+                nested_below_cwd_only: false,
+            },
+            why: "Cline CLI puts only the cwd's AGENTS.md into its rules, never one above it or below it: agentctx gives the chain above the cwd and reports the others".to_owned(),
+        })
+    }
+
+    fn loads_cwd_agents_md(&self) -> bool {
+        true
+    }
+
+    /// It fires no prompt hook for a run's prompt; its start context is a
+    /// user message after the prompt already (`<hook_context
+    /// source="RunStart">`), so every part goes with the start.
+    fn prompt_context_follows_message(&self) -> bool {
+        false
+    }
+
+    /// Its plugin's calls carry no permission mode; headless it runs what
+    /// it is auto-approved to run, and a wrapped command is shown as it
+    /// is where it asks.
+    fn never_asks(&self, _: Option<&str>) -> bool {
+        true
+    }
+
+    fn project_config_names(&self) -> &'static [&'static str] {
+        // `.clinerules/` (rules, hooks, skills, workflows) and `.cline/`
+        // (hooks, plugins, rules, skills, agents, cron): run or loaded at
+        // its next session, outside any sandbox and without asking.
+        &[".cline", ".clinerules"]
+    }
+
+    fn describe_config(&self, name: &str) -> Option<&'static str> {
+        Some(match name {
+            ".cline" | ".clinerules" => "Cline CLI's project hooks, plugins and rules",
+            "Cline" | ".agents" => "Cline CLI's user hooks, plugins and rules",
+            _ => return None,
+        })
+    }
+
+    fn project_settings_folder(&self) -> Option<&'static str> {
+        Some(".cline")
+    }
+
+    fn user_config_paths(&self, env: &Environment) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = self.user_folder(env).into_iter().collect();
+        // The folders its hooks, plugins, rules and skills also come from,
+        // and the files its variables may move elsewhere.
+        if let Some(home) = env.home() {
+            paths.extend(["Documents/Cline", "Cline", ".agents"].map(|f| home.join(f)));
+        }
+        for var in ["CLINE_DATA_DIR", "CLINE_MCP_SETTINGS_PATH"] {
+            paths.extend(env.get(var).filter(|v| !v.is_empty()).map(PathBuf::from));
+        }
+        paths
+    }
+
+    fn user_folder(&self, env: &Environment) -> Option<PathBuf> {
+        match env.get("CLINE_DIR").filter(|v| !v.is_empty()) {
+            Some(dir) => Some(PathBuf::from(dir)),
+            None => env.home().map(|h| h.join(".cline")),
+        }
+    }
+}
+
+/// Reads the fields every Cline payload carries into the shared ones: the
+/// event from `hookName`, the session from `sessionContext.rootSessionId`
+/// (shared by sub-agents and teammates), a sub-agent's id (the main
+/// agent's `agent_id` is dropped: only a sub-agent has one here), and the
+/// call or the run it is about.
+fn read_common(input: &mut HookInput) {
+    let session = input
+        .other
+        .get("sessionContext")
+        .and_then(|c| c.get("rootSessionId"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    if let Some(session) = session {
+        input.session_id = Some(session);
+    }
+    let parent = input
+        .other
+        .get("parent_agent_id")
+        .is_some_and(|p| p.as_str().is_some_and(|p| !p.is_empty()));
+    // A teammate has no parent; agentctx's plugin names it a sub-agent.
+    let sub = parent || input.agent_type.is_some();
+    if sub {
+        input.agent_type.get_or_insert_with(String::new);
+    } else {
+        input.agent_id = None;
+    }
+    let Some(hook) = input.other.get("hookName").and_then(Value::as_str) else {
+        return;
+    };
+    let (event, source) = match hook {
+        "agent_start" if sub => ("SubagentStart", None),
+        "agent_start" => ("SessionStart", Some("startup")),
+        "agent_resume" => ("SessionStart", Some("resume")),
+        "tool_call" => ("PreToolUse", None),
+        "tool_result" => ("PostToolUse", None),
+        "agent_end" if sub => ("SubagentStop", None),
+        "agent_end" => ("Stop", None),
+        "prompt_submit" => ("UserPromptSubmit", None),
+        _ => return,
+    };
+    if input.hook_event_name.is_none() {
+        input.hook_event_name = Some(event.to_owned());
+    }
+    if input.source.is_none() {
+        input.source = source.map(str::to_owned);
+    }
+    let call = ["tool_call", "tool_result"]
+        .iter()
+        .find_map(|key| input.other.get(*key))
+        .cloned();
+    if let Some(call) = call {
+        input.tool_name = call.get("name").and_then(Value::as_str).map(str::to_owned);
+        input.tool_use_id = call.get("id").and_then(Value::as_str).map(str::to_owned);
+        input.tool_input = call.get("input").cloned();
+        if hook == "tool_result" {
+            input.tool_response = Some(json!({
+                "output": call.get("output").cloned().unwrap_or(Value::Null),
+                "error": call.get("error").cloned().unwrap_or(Value::Null),
+            }));
+        }
+    }
+    if let Some(text) = input
+        .other
+        .get("turn")
+        .and_then(|t| t.get("outputText"))
+        .and_then(Value::as_str)
+    {
+        input.last_assistant_message = Some(text.to_owned());
+    }
+    if let Some(prompt) = input
+        .other
+        .get("userPromptSubmit")
+        .and_then(|p| p.get("prompt"))
+        .cloned()
+    {
+        input.other.insert("prompt".into(), prompt);
+    }
+}
+
+/// An MCP tool, `<server>__<tool>` (Cline's own tools have single `_`s):
+/// the first split as its shared name, every other as an alias.
+fn mcp_splits(name: &str) -> Option<(String, Vec<String>)> {
+    let mut splits = name
+        .match_indices("__")
+        .filter(|(at, _)| *at > 0 && *at + 2 < name.len())
+        .map(|(at, _)| format!("mcp__{}__{}", &name[..at], &name[at + 2..]));
+    let first = splits.next()?;
+    let others = splits.filter(|s| *s != first).collect();
+    Some((first, others))
+}
+
+/// Every file a `read_files` input may name, whichever of its shapes
+/// Cline takes it as: a path string, a list, an entry object (`path`,
+/// `file_path` or `filePath`), or an object whose `files`, `file_paths`
+/// or `paths` holds any of those. `Err` when a field that names files
+/// holds something else, or nothing names a file.
+fn read_paths(input: &Value) -> Result<Vec<String>, ()> {
+    let mut paths = Vec::new();
+    match input {
+        Value::Object(args) => {
+            let mut named = false;
+            for key in READ_KEYS {
+                if let Some(value) = args.get(key) {
+                    named = true;
+                    entries(value, &mut paths)?;
+                }
+            }
+            // `{path}` alone is an entry.
+            if let Some(value) = args.get("path") {
+                named = true;
+                entries(value, &mut paths)?;
+            }
+            if !named {
+                return Err(());
+            }
+        }
+        other => entries(other, &mut paths)?,
+    }
+    paths.dedup();
+    Ok(paths)
+}
+
+/// The files of one `read_files` value: a path, an entry object, or a
+/// list of those.
+fn entries(value: &Value, out: &mut Vec<String>) -> Result<(), ()> {
+    match value {
+        Value::String(path) => out.push(path.clone()),
+        Value::Array(items) => {
+            for item in items {
+                match item {
+                    Value::Array(_) => return Err(()),
+                    item => entries(item, out)?,
+                }
+            }
+        }
+        Value::Object(entry) => {
+            let mut named = false;
+            for key in ENTRY_KEYS {
+                match entry.get(key) {
+                    Some(Value::String(path)) => {
+                        named = true;
+                        out.push(path.clone());
+                    }
+                    Some(_) => return Err(()),
+                    None => {}
+                }
+            }
+            if !named {
+                return Err(());
+            }
+        }
+        _ => return Err(()),
+    }
+    Ok(())
+}
+
+/// The command line a `run_commands` input runs, whichever of its shapes
+/// Cline takes it as: a string, a list, `{commands}`, `{command}` (with
+/// `args`: a program and its arguments, run without a shell: quoted into
+/// a line that runs the same), or `{cmd}`. Cline runs each command in a
+/// shell of its own from the session's folder; several become one line
+/// that runs each in a subshell of its own, in order (so a changed input
+/// runs exactly what was judged). Each must be a whole line by itself: one
+/// that leaves a quote or a here-document open could hide the next from
+/// the judge, so it is refused.
+fn command_line(input: &Value) -> Result<String, String> {
+    let unknown = || "Cline's run_commands input is in a shape agentctx does not know".to_owned();
+    let mut commands = Vec::new();
+    match input {
+        Value::Object(args) => {
+            let mut named = false;
+            if let Some(value) = args.get("commands") {
+                named = true;
+                command_entries(value, &mut commands).map_err(|()| unknown())?;
+            }
+            if args.contains_key("command") {
+                named = true;
+                command_entries(input, &mut commands).map_err(|()| unknown())?;
+            }
+            if let Some(value) = args.get("cmd") {
+                named = true;
+                match value {
+                    Value::String(line) => commands.push(line.clone()),
+                    _ => return Err(unknown()),
+                }
+            }
+            if !named {
+                return Err(unknown());
+            }
+        }
+        other => command_entries(other, &mut commands).map_err(|()| unknown())?,
+    }
+    match commands.as_slice() {
+        [] => Err(unknown()),
+        [one] => Ok(one.clone()),
+        several => {
+            let mut line = String::new();
+            for command in several {
+                let grouped = format!("(\n{command}\n)");
+                if agentctx_shell::parse_shell(&grouped).is_err() {
+                    return Err(format!(
+                        "one of the commands of this run_commands call is not a whole command line by itself (an open quote or here-document): `{command}`"
+                    ));
+                }
+                if !line.is_empty() {
+                    line.push('\n');
+                }
+                line.push_str(&grouped);
+            }
+            Ok(line)
+        }
+    }
+}
+
+/// The commands of one `run_commands` value: a line, a program with its
+/// arguments, or a list of those.
+fn command_entries(value: &Value, out: &mut Vec<String>) -> Result<(), ()> {
+    match value {
+        Value::String(line) => out.push(line.clone()),
+        Value::Array(items) => {
+            for item in items {
+                match item {
+                    Value::Array(_) => return Err(()),
+                    item => command_entries(item, out)?,
+                }
+            }
+        }
+        Value::Object(entry) => {
+            let Some(Value::String(program)) = entry.get("command") else {
+                return Err(());
+            };
+            match entry.get("args") {
+                None | Some(Value::Null) => out.push(program.clone()),
+                Some(Value::Array(args)) => {
+                    let mut words = vec![agentctx_shell::quote(program)];
+                    for arg in args {
+                        let Value::String(arg) = arg else {
+                            return Err(());
+                        };
+                        words.push(agentctx_shell::quote(arg));
+                    }
+                    out.push(words.join(" "));
+                }
+                Some(_) => return Err(()),
+            }
+        }
+        _ => return Err(()),
+    }
+    Ok(())
+}
+
+/// A sub-agent's (or a teammate's task's) result in the shared shape: its
+/// answer (`output.text`), and the call as the sub-agent's run.
+fn agent_result(input: &mut HookInput) {
+    let Some(response) = input.tool_response.as_ref() else {
+        return;
+    };
+    let output = response.get("output").unwrap_or(response);
+    let text = output
+        .get("text")
+        .and_then(Value::as_str)
+        .or_else(|| output.as_str());
+    let Some(text) = text else { return };
+    let agent_type = input
+        .tool_input
+        .as_ref()
+        .and_then(|i| i.get("systemPrompt").or_else(|| i.get("agent")))
+        .and_then(Value::as_str)
+        .map(|s| s.chars().take(64).collect::<String>());
+    input.tool_response = Some(json!({
+        "content": [{"type": "text", "text": text}],
+        "agentId": input.tool_use_id,
+        "agentType": agent_type,
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use super::*;
+
+    #[test]
+    fn every_read_files_shape_names_its_files_and_an_unknown_one_none() {
+        let cases = [
+            (
+                json!({"files": [{"path": "a", "start_line": 1}]}),
+                vec!["a"],
+            ),
+            (json!({"file_path": "a"}), vec!["a"]),
+            (json!({"filePath": "a"}), vec!["a"]),
+            (json!({"path": "a"}), vec!["a"]),
+            (json!("a"), vec!["a"]),
+            (json!(["a", "b"]), vec!["a", "b"]),
+            (json!([{"path": "a"}, {"file_path": "b"}]), vec!["a", "b"]),
+            (json!({"files": ["a", {"filePath": "b"}]}), vec!["a", "b"]),
+            (json!({"files": {"path": "a"}}), vec!["a"]),
+            (json!({"files": "a"}), vec!["a"]),
+            (json!({"file_paths": ["a"]}), vec!["a"]),
+            (json!({"file_paths": "a"}), vec!["a"]),
+            (json!({"paths": [{"path": "a"}, "b"]}), vec!["a", "b"]),
+            (json!({"paths": "a"}), vec!["a"]),
+            // Every key that could name a file is judged, whichever
+            // schema Cline picks.
+            (
+                json!({"files": [{"path": "a"}], "file_path": "b"}),
+                vec!["a", "b"],
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(read_paths(&input).unwrap(), want, "{input}");
+        }
+        for bad in [
+            json!({"files": [{"path": 1}]}),
+            json!({"files": [{"name": "a"}]}),
+            json!({"other": "a"}),
+            json!(7),
+            json!({"paths": [["a"]]}),
+        ] {
+            assert!(read_paths(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_run_commands_shape_is_one_line_that_runs_what_cline_would() {
+        let cases = [
+            (json!({"commands": ["ls"]}), "ls"),
+            (json!({"commands": "ls"}), "ls"),
+            (json!("ls"), "ls"),
+            (json!(["ls"]), "ls"),
+            (json!({"command": "ls"}), "ls"),
+            (json!({"cmd": "ls"}), "ls"),
+            (
+                json!({"command": "cat", "args": ["a b", "it's"]}),
+                "'cat' 'a b' 'it'\\''s'",
+            ),
+            (json!({"commands": [{"command": "ls", "args": []}]}), "'ls'"),
+            (
+                json!({"commands": ["cd a && pwd", "pwd"]}),
+                "(\ncd a && pwd\n)\n(\npwd\n)",
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(command_line(&input).unwrap(), want, "{input}");
+        }
+        for bad in [
+            json!({"commands": [1]}),
+            json!({"commands": [{"args": ["x"]}]}),
+            json!({"command": "cat", "args": [1]}),
+            json!({"other": "ls"}),
+            json!({"commands": []}),
+        ] {
+            assert!(command_line(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_command_that_would_hide_the_next_from_the_judge_is_refused() {
+        // Run apart, as Cline runs them, the second is a command; joined,
+        // an open quote or here-document would make it text.
+        for first in ["echo 'x", "cat <<X", "echo \"x"] {
+            let input = json!({"commands": [first, "rm -rf ~ #'\""]});
+            let err = command_line(&input).unwrap_err();
+            assert!(err.contains("not a whole command line"), "{first}: {err}");
+        }
+    }
+
+    #[test]
+    fn mcp_tools_split_at_a_double_underscore() {
+        assert_eq!(
+            mcp_splits("agentctx__context").unwrap(),
+            ("mcp__agentctx__context".to_owned(), vec![])
+        );
+        // Either split reads the same in the shared spelling.
+        let (first, others) = mcp_splits("a__b__c").unwrap();
+        assert_eq!(first, "mcp__a__b__c");
+        assert!(others.is_empty());
+        assert!(mcp_splits("read_files").is_none());
+        assert!(mcp_splits("__x").is_none());
+    }
+
+    #[test]
+    fn a_denial_stops_the_call_with_its_reason_and_a_sandboxed_command_runs_as_changed() {
+        let deny = Cline.render(&HookReply::deny("Denied: R"));
+        assert_eq!(deny, json!({"cancel": true, "errorMessage": "Denied: R"}));
+        let wrapped = Cline.render(&HookReply::rewrite(
+            json!({"command": "agentctx exec -- ls"}),
+            PermissionDecision::Allow,
+        ));
+        assert_eq!(
+            wrapped,
+            json!({"overrideInput": {"commands": ["agentctx exec -- ls"]}})
+        );
+        let odd = Cline.render(&HookReply::rewrite(
+            json!({"file_path": "/x"}),
+            PermissionDecision::Allow,
+        ));
+        assert_eq!(odd["cancel"], true, "{odd}");
+        let context = Cline.render(&HookReply::context("PostToolUse", "C"));
+        assert_eq!(context, json!({"contextModification": "C"}));
+    }
+}
