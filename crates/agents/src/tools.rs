@@ -68,16 +68,24 @@ pub fn tool_paths(input: &Value) -> Vec<String> {
 }
 
 /// The files an `apply_patch` patch names, read as Codex reads them: each
-/// line trimmed before its header is matched.
+/// line trimmed before its header is matched. A path is also read as a
+/// JavaScript parser trims it (opencode's), which also drops a byte-order
+/// mark (U+FEFF) that Rust's `trim` keeps: both are judged.
 pub fn patch_paths(patch: &str) -> Vec<String> {
+    let js_trim = |t: &str| -> String {
+        t.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+            .to_owned()
+    };
     let mut paths = Vec::new();
     for line in patch.lines() {
-        let line = line.trim();
-        for header in PATCH_HEADERS {
-            if let Some(path) = line.strip_prefix(header) {
-                let path = path.trim();
-                if !path.is_empty() {
-                    paths.push(path.to_owned());
+        for line in [line.trim().to_owned(), js_trim(line)] {
+            for header in PATCH_HEADERS {
+                if let Some(path) = line.strip_prefix(header) {
+                    for path in [path.trim().to_owned(), js_trim(path)] {
+                        if !path.is_empty() && !paths.contains(&path) {
+                            paths.push(path);
+                        }
+                    }
                 }
             }
         }
@@ -120,6 +128,24 @@ pub fn collect_strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_patch_path_is_judged_as_rust_and_javascript_trim_it() {
+        let patch =
+            "*** Begin Patch\n*** Add File: \u{feff}.opencode/plugin/x.js\n+x\n*** End Patch";
+        let paths = patch_paths(patch);
+        assert!(
+            paths.contains(&".opencode/plugin/x.js".to_owned()),
+            "{paths:?}"
+        );
+        assert!(
+            paths.contains(&"\u{feff}.opencode/plugin/x.js".to_owned()),
+            "{paths:?}"
+        );
+        // A line that starts with a byte-order mark is a header to JavaScript.
+        let paths = patch_paths("\u{feff}*** Delete File: a.txt");
+        assert_eq!(paths, ["a.txt"]);
+    }
 
     #[test]
     fn mcp_names_become_server_slash_tool() {

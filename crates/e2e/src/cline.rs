@@ -37,6 +37,12 @@ impl Sandbox {
     /// `mock-model` (a name without `gpt` or `codex`, so Cline gives the
     /// model its `editor` tool). Writes `~/.cline/data/settings/`.
     pub fn cline_auth(&self, mock_url: &str) {
+        self.cline_auth_model(mock_url, "mock-model");
+    }
+
+    /// [`Sandbox::cline_auth`] with another model id: one holding `gpt`
+    /// or `codex` gets `apply_patch` instead of `editor`.
+    pub fn cline_auth_model(&self, mock_url: &str, model: &str) {
         let mut cmd = self.cline_command();
         cmd.args([
             "auth",
@@ -45,7 +51,7 @@ impl Sandbox {
             "-k",
             "sk-e2e-mock",
             "-m",
-            "mock-model",
+            model,
             "-b",
         ])
         .arg(format!("{mock_url}/v1"))

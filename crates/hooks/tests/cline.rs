@@ -32,6 +32,8 @@ fn recorded(p: &Project, name: &str, cwd: &std::path::Path) -> Value {
         .replace("{{SESSION_ID}}", SESSION);
     let mut payload = serde_json::from_str::<Value>(&text).unwrap()["stdin"].clone();
     payload["cwd"] = json!(cwd);
+    // Where `cline` was started: agentctx's plugin says it.
+    payload["cline_cwd"] = json!(cwd);
     // A sub-agent's parent is the main agent, not itself.
     if payload["parent_agent_id"].is_string() {
         payload["parent_agent_id"] = json!("agent_main");
@@ -101,6 +103,17 @@ fn a_read_of_an_excluded_file_is_stopped_with_its_reason_in_every_shape() {
     // One it does not know is refused, since something is restricted.
     let reply = read_files(&p, json!({"targets": ["secrets/key"]}));
     assert!(stopped(&reply), "{reply}");
+    // A relative path from a payload that does not say where Cline was
+    // started (a hook file's) cannot be judged.
+    let mut call = recorded(&p, "PreToolUse-read_files.json", &p.root);
+    call.as_object_mut().unwrap().remove("cline_cwd");
+    call["tool_call"]["input"] = json!({"files": [{"path": "README.md"}]});
+    assert!(stopped(&hook(&p, &call)));
+    // Nor a file that does not exist (Cline would open a similar name).
+    assert!(stopped(&read_files(
+        &p,
+        json!({"files": [{"path": "secrets/k\u{e9}y"}]})
+    )));
     // What is allowed runs unchanged.
     assert_eq!(
         read_files(&p, json!({"files": [{"path": "README.md"}]})),
@@ -226,4 +239,47 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         }
     }
     out
+}
+
+#[test]
+fn a_patch_is_judged_by_the_files_cline_reads_in_it() {
+    let p = Project::new("file_patterns:\n  exclude: [\"secrets/\"]\n");
+    let mut call = recorded(&p, "PreToolUse-read_files.json", &p.root);
+    call["tool_call"]["name"] = json!("apply_patch");
+    for patch in [
+        // Cline adds a missing envelope.
+        "*** Add File: .cline/plugins/evil.js\n+x\n",
+        // And trims a byte-order mark from a path, as JavaScript trims.
+        "*** Begin Patch\n*** Add File: \u{feff}.clinerules/hooks/PreToolUse\n+x\n*** End Patch",
+        "*** Begin Patch\n*** Update File: secrets/key\n*** Move to: out.txt\n*** End Patch",
+    ] {
+        call["tool_call"]["input"] = json!({"input": patch});
+        assert!(stopped(&hook(&p, &call)), "{patch}");
+    }
+    call["tool_call"]["input"] = json!({"input": "*** Add File: notes.txt\n+x\n"});
+    assert_eq!(hook(&p, &call), Value::Null);
+}
+
+#[test]
+fn what_cline_loads_at_its_next_session_cannot_be_written() {
+    let p = Project::new("file_patterns:\n  exclude: [\"secrets/\"]\n");
+    let mut call = recorded(&p, "PreToolUse-read_files.json", &p.root);
+    call["tool_call"]["name"] = json!("editor");
+    for path in [
+        ".agents/skills/evil/SKILL.md",
+        ".cline/plugins/x.js",
+        "sub/.clinerules/hooks/PreToolUse",
+    ] {
+        call["tool_call"]["input"] = json!({"path": path, "new_text": "x"});
+        assert!(stopped(&hook(&p, &call)), "{path}");
+    }
+    // `old_text: null` is no text to replace: the file is written whole,
+    // and a rule that denies writing applies.
+    let p = Project::new("denied_tools: [Write]\n");
+    let mut call = recorded(&p, "PreToolUse-read_files.json", &p.root);
+    call["tool_call"]["name"] = json!("editor");
+    call["tool_call"]["input"] = json!({"path": "new.txt", "new_text": "x", "old_text": null});
+    assert!(stopped(&hook(&p, &call)));
+    call["tool_call"]["input"] = json!({"path": "new.txt", "new_text": "x", "old_text": "y"});
+    assert_eq!(hook(&p, &call), Value::Null);
 }

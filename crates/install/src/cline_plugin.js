@@ -63,6 +63,15 @@ export default {
           if (call.toolCallId !== undefined) denied.add(call.toolCallId);
           return { skip: true, reason: reply.errorMessage || "Denied by agentctx." };
         }
+        const name = call.toolName ?? c?.tool?.name;
+        const clash = sameTurn(c?.snapshot, name, reply.overrideInput !== undefined);
+        if (clash) {
+          if (call.toolCallId !== undefined) denied.add(call.toolCallId);
+          return {
+            skip: true,
+            reason: `agentctx: not in the same turn as ${clash}. Cline judges every call of a turn before any of them runs, so this call would be judged before ${clash} changes what it reads (a link it makes, a file it moves). Send this call again, on its own, now that ${clash} has run.`,
+          };
+        }
         // The result's reminders are about what the model asked for.
         if (call.toolCallId !== undefined) inputs.set(call.toolCallId, c?.input);
         const out = {};
@@ -119,6 +128,47 @@ const inputs = new Map();
 // The calls agentctx denied, until their result.
 const denied = new Set();
 
+// Cline judges every call of a turn (its plugins' beforeTool) before it
+// runs any of them, some in parallel: a call agentctx judges by its paths
+// (a file tool; a command it does not sandbox; a sub-agent or MCP tool,
+// which may do either) must not share a turn with a call that may change
+// what those paths lead to (a command, a sub-agent, an MCP tool). Per
+// agent, the calls allowed in its current turn.
+const JUDGED_BY_PATHS = new Set(["read_files", "editor", "apply_patch", "search_codebase"]);
+const NO_FILES = new Set(["ask_question", "fetch_web_content", "submit_and_exit"]);
+const turns = new Map();
+
+// The earlier call of this turn that `name` may not run beside, if any;
+// otherwise `name` is counted in the turn.
+function sameTurn(snapshot, name, sandboxed) {
+  if (NO_FILES.has(name)) return undefined;
+  const key = snapshot?.agentId ?? "";
+  let turn = turns.get(key);
+  if (!turn || turn.iteration !== snapshot?.iteration) {
+    turn = { iteration: snapshot?.iteration, reader: undefined, changer: undefined };
+    turns.set(key, turn);
+  }
+  const command = name === "run_commands";
+  const reads = JUDGED_BY_PATHS.has(name) || !command || !sandboxed;
+  const changes = !JUDGED_BY_PATHS.has(name);
+  if (reads && turn.changer) return turn.changer;
+  if (changes && turn.reader) return turn.reader;
+  if (reads) turn.reader = name;
+  if (changes) turn.changer = name;
+  return undefined;
+}
+
+// The folder `cline` runs in, where `read_files` resolves a relative path
+// (not the session's `-c` folder): Cline tells its plugins' environment.
+function clineCwd() {
+  try {
+    const cwd = JSON.parse(process.env.CLINE_CONNECTOR_CLI_LAUNCH ?? "{}")?.cwd;
+    return typeof cwd === "string" && cwd ? cwd : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function common(hookName, snapshot) {
   const agentId = snapshot?.agentId ?? null;
   const parent = snapshot?.parentAgentId ?? null;
@@ -135,6 +185,7 @@ function common(hookName, snapshot) {
     agent_id: agentId,
     parent_agent_id: parent,
     cwd: process.cwd(),
+    cline_cwd: clineCwd(),
   };
   if (parent === null && agentId !== main) payload.agent_type = "teammate";
   return payload;

@@ -24,10 +24,38 @@ use agentctx_config::Environment;
 use agentctx_types::{HookInput, HookReply, PermissionDecision};
 use serde_json::{Map, Value, json};
 
-use crate::dialect::{Dialect, LoaderFacts, Native, move_arg, rename_tool};
+use crate::dialect::{Dialect, LoaderFacts, Native, rename_tool};
 use crate::loader::{BuiltinLoader, LoaderDecision};
 
+mod inputs;
+
+/// The key under which agentctx's plugin names Cline's own working folder
+/// (where `cline` was started; `read_files` reads relative paths from
+/// there, not from the session's folder).
+const CLI_CWD: &str = "cline_cwd";
+
 pub(super) struct Cline;
+
+/// The variables that move Cline's files out of its user folder (every
+/// `CLINE_*_DIR` and `*_PATH` of 3.0.65 that names its data, settings,
+/// databases or the programs it runs).
+const MOVED_BY: [&str; 15] = [
+    "CLINE_DATA_DIR",
+    "CLINE_MCP_SETTINGS_PATH",
+    "CLINE_PROVIDER_SETTINGS_PATH",
+    "CLINE_GLOBAL_SETTINGS_PATH",
+    "CLINE_CONNECTOR_SETTINGS_PATH",
+    "CLINE_CONNECTOR_DATA_DIR",
+    "CLINE_SESSION_DATA_DIR",
+    "CLINE_TEAM_DATA_DIR",
+    "CLINE_DB_DATA_DIR",
+    "CLINE_TASKS_DB_PATH",
+    "CLINE_CRON_DB_PATH",
+    "CLINE_CONNECTORS_DB_PATH",
+    "CLINE_JS_RUNTIME_PATH",
+    "CLINE_HUB_DISCOVERY_PATH",
+    "CLINE_WRAPPER_PATH",
+];
 
 /// Cline's tools by their shared names.
 const TOOLS: [(&str, &str); 8] = [
@@ -42,12 +70,6 @@ const TOOLS: [(&str, &str); 8] = [
     ("team_run_task", "Agent"),
 ];
 
-/// The keys under which a `read_files` input may name files.
-const READ_KEYS: [&str; 5] = ["files", "file_paths", "paths", "file_path", "filePath"];
-
-/// The keys a `read_files` entry object may name its file under.
-const ENTRY_KEYS: [&str; 3] = ["path", "file_path", "filePath"];
-
 impl Dialect for Cline {
     fn capture_source(&self) -> &'static str {
         "cline-plugin"
@@ -56,6 +78,7 @@ impl Dialect for Cline {
     fn normalize(&self, input: &mut HookInput, _: Option<&str>) -> Native {
         let mut native = Native::default();
         read_common(input);
+        let own = input.tool_name.clone();
         rename_tool(input, &TOOLS, &mut native);
         if native.tool.is_none()
             && let Some(name) = input.tool_name.clone()
@@ -65,39 +88,78 @@ impl Dialect for Cline {
             native.tool = Some(name);
             native.aliases = others;
         }
-        match native.tool.as_deref() {
-            Some("read_files") => {
-                let paths = input.tool_input.as_ref().map(read_paths);
-                match paths {
-                    Some(Ok(paths)) if !paths.is_empty() => {
-                        let mut args = Map::new();
-                        if let [one] = paths.as_slice() {
-                            args.insert("file_path".into(), json!(one));
-                        }
-                        let files: Vec<Value> = paths.iter().map(|p| json!({"path": p})).collect();
-                        args.insert("files".into(), Value::Array(files));
-                        input.tool_input = Some(Value::Object(args));
-                    }
-                    _ => {
-                        native.unjudgeable = Some(
-                            "Cline's read_files input names its files in a shape agentctx does not know".to_owned(),
-                        );
+        let cli_cwd = input
+            .other
+            .remove(CLI_CWD)
+            .and_then(|v| v.as_str().map(PathBuf::from));
+        // Where Cline's other file tools and its shell start: the session's.
+        let session = input.cwd.as_deref().map(PathBuf::from);
+        let absolute = |path: &str| match &session {
+            Some(dir) => inputs::lexical(&dir.join(path))
+                .to_string_lossy()
+                .into_owned(),
+            None => path.to_owned(),
+        };
+        let mut refuse = |why: String| native.unjudgeable = Some(why);
+        match own.as_deref() {
+            Some("read_files") => match input.tool_input.as_ref().map(inputs::read_paths) {
+                Some(Ok(paths)) if !paths.is_empty() => {
+                    match inputs::opened_files(&paths, cli_cwd.as_deref()) {
+                        Ok(files) => input.tool_input = Some(files_input(&files)),
+                        Err(why) => refuse(why),
                     }
                 }
-            }
-            Some("run_commands") => match input.tool_input.as_ref().map(command_line) {
+                _ => refuse(
+                    "Cline's read_files input names its files in a shape agentctx does not know"
+                        .to_owned(),
+                ),
+            },
+            Some("run_commands") => match input.tool_input.as_ref().map(inputs::command_line) {
                 Some(Ok(line)) => input.tool_input = Some(json!({"command": line})),
-                Some(Err(why)) => native.unjudgeable = Some(why),
+                Some(Err(why)) => refuse(why),
                 None => {}
             },
             Some("editor") => {
                 if let Some(args) = input.tool_input.as_mut().and_then(Value::as_object_mut) {
-                    // Without text to replace or a line to insert at, it
-                    // writes the file whole.
-                    if !args.contains_key("old_text") && !args.contains_key("insert_line") {
+                    // Without text to replace or a line to insert at (absent
+                    // or null), it writes the file whole.
+                    let given = |key: &str| args.get(key).is_some_and(|v| !v.is_null());
+                    if !given("old_text") && !given("insert_line") {
                         input.tool_name = Some("Write".to_owned());
                     }
-                    move_arg(args, "path", "file_path");
+                    match args.remove("path") {
+                        Some(Value::String(path)) => {
+                            args.insert("file_path".into(), json!(absolute(&path)));
+                        }
+                        Some(other) => {
+                            args.insert("path".into(), other);
+                        }
+                        None => {}
+                    }
+                }
+            }
+            // Its patch, read as Cline's parser reads it: the files are
+            // what is judged.
+            Some("apply_patch") => {
+                let patch = input
+                    .tool_input
+                    .as_ref()
+                    .and_then(|i| i.get("input").or(Some(i)))
+                    .and_then(Value::as_str)
+                    .map(inputs::patch_files);
+                match patch {
+                    Some(files) => {
+                        let files: Vec<String> = files.iter().map(|f| absolute(f)).collect();
+                        input.tool_input = Some(files_input(&files));
+                    }
+                    None => refuse(
+                        "Cline's apply_patch input is in a shape agentctx does not know".to_owned(),
+                    ),
+                }
+            }
+            Some("search_codebase") => {
+                if let Some(Err(why)) = input.tool_input.as_ref().map(inputs::search_queries) {
+                    refuse(why);
                 }
             }
             Some("spawn_agent" | "team_run_task") => agent_result(input),
@@ -172,13 +234,16 @@ impl Dialect for Cline {
         // `.clinerules/` (rules, hooks, skills, workflows) and `.cline/`
         // (hooks, plugins, rules, skills, agents, cron): run or loaded at
         // its next session, outside any sandbox and without asking.
-        &[".cline", ".clinerules"]
+        // `.agents/skills` too, its skills (other agents read that folder
+        // as well).
+        &[".cline", ".clinerules", ".agents"]
     }
 
     fn describe_config(&self, name: &str) -> Option<&'static str> {
         Some(match name {
             ".cline" | ".clinerules" => "Cline CLI's project hooks, plugins and rules",
-            "Cline" | ".agents" => "Cline CLI's user hooks, plugins and rules",
+            ".agents" => "the agents' skills and plugins (Cline CLI's, Codex's)",
+            "Cline" => "Cline CLI's user hooks, plugins and rules",
             _ => return None,
         })
     }
@@ -194,7 +259,7 @@ impl Dialect for Cline {
         if let Some(home) = env.home() {
             paths.extend(["Documents/Cline", "Cline", ".agents"].map(|f| home.join(f)));
         }
-        for var in ["CLINE_DATA_DIR", "CLINE_MCP_SETTINGS_PATH"] {
+        for var in MOVED_BY {
             paths.extend(env.get(var).filter(|v| !v.is_empty()).map(PathBuf::from));
         }
         paths
@@ -206,6 +271,18 @@ impl Dialect for Cline {
             None => env.home().map(|h| h.join(".cline")),
         }
     }
+}
+
+/// A tool input naming `files`, in the shared shape (`file_path` too when
+/// there is one).
+fn files_input(files: &[String]) -> Value {
+    let mut args = Map::new();
+    if let [one] = files {
+        args.insert("file_path".into(), json!(one));
+    }
+    let list: Vec<Value> = files.iter().map(|p| json!({"path": p})).collect();
+    args.insert("files".into(), Value::Array(list));
+    Value::Object(args)
 }
 
 /// Reads the fields every Cline payload carries into the shared ones: the
@@ -299,166 +376,6 @@ fn mcp_splits(name: &str) -> Option<(String, Vec<String>)> {
     Some((first, others))
 }
 
-/// Every file a `read_files` input may name, whichever of its shapes
-/// Cline takes it as: a path string, a list, an entry object (`path`,
-/// `file_path` or `filePath`), or an object whose `files`, `file_paths`
-/// or `paths` holds any of those. `Err` when a field that names files
-/// holds something else, or nothing names a file.
-fn read_paths(input: &Value) -> Result<Vec<String>, ()> {
-    let mut paths = Vec::new();
-    match input {
-        Value::Object(args) => {
-            let mut named = false;
-            for key in READ_KEYS {
-                if let Some(value) = args.get(key) {
-                    named = true;
-                    entries(value, &mut paths)?;
-                }
-            }
-            // `{path}` alone is an entry.
-            if let Some(value) = args.get("path") {
-                named = true;
-                entries(value, &mut paths)?;
-            }
-            if !named {
-                return Err(());
-            }
-        }
-        other => entries(other, &mut paths)?,
-    }
-    paths.dedup();
-    Ok(paths)
-}
-
-/// The files of one `read_files` value: a path, an entry object, or a
-/// list of those.
-fn entries(value: &Value, out: &mut Vec<String>) -> Result<(), ()> {
-    match value {
-        Value::String(path) => out.push(path.clone()),
-        Value::Array(items) => {
-            for item in items {
-                match item {
-                    Value::Array(_) => return Err(()),
-                    item => entries(item, out)?,
-                }
-            }
-        }
-        Value::Object(entry) => {
-            let mut named = false;
-            for key in ENTRY_KEYS {
-                match entry.get(key) {
-                    Some(Value::String(path)) => {
-                        named = true;
-                        out.push(path.clone());
-                    }
-                    Some(_) => return Err(()),
-                    None => {}
-                }
-            }
-            if !named {
-                return Err(());
-            }
-        }
-        _ => return Err(()),
-    }
-    Ok(())
-}
-
-/// The command line a `run_commands` input runs, whichever of its shapes
-/// Cline takes it as: a string, a list, `{commands}`, `{command}` (with
-/// `args`: a program and its arguments, run without a shell: quoted into
-/// a line that runs the same), or `{cmd}`. Cline runs each command in a
-/// shell of its own from the session's folder; several become one line
-/// that runs each in a subshell of its own, in order (so a changed input
-/// runs exactly what was judged). Each must be a whole line by itself: one
-/// that leaves a quote or a here-document open could hide the next from
-/// the judge, so it is refused.
-fn command_line(input: &Value) -> Result<String, String> {
-    let unknown = || "Cline's run_commands input is in a shape agentctx does not know".to_owned();
-    let mut commands = Vec::new();
-    match input {
-        Value::Object(args) => {
-            let mut named = false;
-            if let Some(value) = args.get("commands") {
-                named = true;
-                command_entries(value, &mut commands).map_err(|()| unknown())?;
-            }
-            if args.contains_key("command") {
-                named = true;
-                command_entries(input, &mut commands).map_err(|()| unknown())?;
-            }
-            if let Some(value) = args.get("cmd") {
-                named = true;
-                match value {
-                    Value::String(line) => commands.push(line.clone()),
-                    _ => return Err(unknown()),
-                }
-            }
-            if !named {
-                return Err(unknown());
-            }
-        }
-        other => command_entries(other, &mut commands).map_err(|()| unknown())?,
-    }
-    match commands.as_slice() {
-        [] => Err(unknown()),
-        [one] => Ok(one.clone()),
-        several => {
-            let mut line = String::new();
-            for command in several {
-                let grouped = format!("(\n{command}\n)");
-                if agentctx_shell::parse_shell(&grouped).is_err() {
-                    return Err(format!(
-                        "one of the commands of this run_commands call is not a whole command line by itself (an open quote or here-document): `{command}`"
-                    ));
-                }
-                if !line.is_empty() {
-                    line.push('\n');
-                }
-                line.push_str(&grouped);
-            }
-            Ok(line)
-        }
-    }
-}
-
-/// The commands of one `run_commands` value: a line, a program with its
-/// arguments, or a list of those.
-fn command_entries(value: &Value, out: &mut Vec<String>) -> Result<(), ()> {
-    match value {
-        Value::String(line) => out.push(line.clone()),
-        Value::Array(items) => {
-            for item in items {
-                match item {
-                    Value::Array(_) => return Err(()),
-                    item => command_entries(item, out)?,
-                }
-            }
-        }
-        Value::Object(entry) => {
-            let Some(Value::String(program)) = entry.get("command") else {
-                return Err(());
-            };
-            match entry.get("args") {
-                None | Some(Value::Null) => out.push(program.clone()),
-                Some(Value::Array(args)) => {
-                    let mut words = vec![agentctx_shell::quote(program)];
-                    for arg in args {
-                        let Value::String(arg) = arg else {
-                            return Err(());
-                        };
-                        words.push(agentctx_shell::quote(arg));
-                    }
-                    out.push(words.join(" "));
-                }
-                Some(_) => return Err(()),
-            }
-        }
-        _ => return Err(()),
-    }
-    Ok(())
-}
-
 /// A sub-agent's (or a teammate's task's) result in the shared shape: its
 /// answer (`output.text`), and the call as the sub-agent's run.
 fn agent_result(input: &mut HookInput) {
@@ -489,91 +406,6 @@ mod tests {
     #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
     use super::*;
-
-    #[test]
-    fn every_read_files_shape_names_its_files_and_an_unknown_one_none() {
-        let cases = [
-            (
-                json!({"files": [{"path": "a", "start_line": 1}]}),
-                vec!["a"],
-            ),
-            (json!({"file_path": "a"}), vec!["a"]),
-            (json!({"filePath": "a"}), vec!["a"]),
-            (json!({"path": "a"}), vec!["a"]),
-            (json!("a"), vec!["a"]),
-            (json!(["a", "b"]), vec!["a", "b"]),
-            (json!([{"path": "a"}, {"file_path": "b"}]), vec!["a", "b"]),
-            (json!({"files": ["a", {"filePath": "b"}]}), vec!["a", "b"]),
-            (json!({"files": {"path": "a"}}), vec!["a"]),
-            (json!({"files": "a"}), vec!["a"]),
-            (json!({"file_paths": ["a"]}), vec!["a"]),
-            (json!({"file_paths": "a"}), vec!["a"]),
-            (json!({"paths": [{"path": "a"}, "b"]}), vec!["a", "b"]),
-            (json!({"paths": "a"}), vec!["a"]),
-            // Every key that could name a file is judged, whichever
-            // schema Cline picks.
-            (
-                json!({"files": [{"path": "a"}], "file_path": "b"}),
-                vec!["a", "b"],
-            ),
-        ];
-        for (input, want) in cases {
-            assert_eq!(read_paths(&input).unwrap(), want, "{input}");
-        }
-        for bad in [
-            json!({"files": [{"path": 1}]}),
-            json!({"files": [{"name": "a"}]}),
-            json!({"other": "a"}),
-            json!(7),
-            json!({"paths": [["a"]]}),
-        ] {
-            assert!(read_paths(&bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn every_run_commands_shape_is_one_line_that_runs_what_cline_would() {
-        let cases = [
-            (json!({"commands": ["ls"]}), "ls"),
-            (json!({"commands": "ls"}), "ls"),
-            (json!("ls"), "ls"),
-            (json!(["ls"]), "ls"),
-            (json!({"command": "ls"}), "ls"),
-            (json!({"cmd": "ls"}), "ls"),
-            (
-                json!({"command": "cat", "args": ["a b", "it's"]}),
-                "'cat' 'a b' 'it'\\''s'",
-            ),
-            (json!({"commands": [{"command": "ls", "args": []}]}), "'ls'"),
-            (
-                json!({"commands": ["cd a && pwd", "pwd"]}),
-                "(\ncd a && pwd\n)\n(\npwd\n)",
-            ),
-        ];
-        for (input, want) in cases {
-            assert_eq!(command_line(&input).unwrap(), want, "{input}");
-        }
-        for bad in [
-            json!({"commands": [1]}),
-            json!({"commands": [{"args": ["x"]}]}),
-            json!({"command": "cat", "args": [1]}),
-            json!({"other": "ls"}),
-            json!({"commands": []}),
-        ] {
-            assert!(command_line(&bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn a_command_that_would_hide_the_next_from_the_judge_is_refused() {
-        // Run apart, as Cline runs them, the second is a command; joined,
-        // an open quote or here-document would make it text.
-        for first in ["echo 'x", "cat <<X", "echo \"x"] {
-            let input = json!({"commands": [first, "rm -rf ~ #'\""]});
-            let err = command_line(&input).unwrap_err();
-            assert!(err.contains("not a whole command line"), "{first}: {err}");
-        }
-    }
 
     #[test]
     fn mcp_tools_split_at_a_double_underscore() {
