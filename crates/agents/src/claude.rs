@@ -122,8 +122,8 @@ impl Dialect for Claude {
     }
 
     /// Decided from `claude_code.agents_md` and the release (`agents_md.rs`).
-    fn loader(&self, _: &LoaderFacts<'_>) -> Option<LoaderDecision> {
-        None
+    fn loader(&self, facts: &LoaderFacts<'_>) -> Option<LoaderDecision> {
+        Some(crate::loader::claude_loader(facts))
     }
 
     fn start_dir_env(&self) -> Option<&'static str> {

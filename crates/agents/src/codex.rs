@@ -56,8 +56,15 @@ impl Dialect for Codex {
     }
 
     /// Decided from `codex.agents_md` (`agents_md.rs`).
+    /// Codex gives the chain at start; nested files are agentctx's.
     fn loader(&self, _: &LoaderFacts<'_>) -> Option<LoaderDecision> {
-        None
+        Some(LoaderDecision {
+            loader: crate::loader::BuiltinLoader {
+                initial: true,
+                ..crate::loader::BuiltinLoader::default()
+            },
+            why: "codex loads the AGENTS.md chain itself: its bodies are left out".to_owned(),
+        })
     }
 
     fn stop_is_answer(&self) -> bool {

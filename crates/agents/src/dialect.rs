@@ -52,8 +52,16 @@ pub struct Native {
 pub struct LoaderFacts<'a> {
     /// The folder of the call.
     pub cwd: &'a Path,
+    /// The project's root.
+    pub root: &'a Path,
     /// The hook's environment (the agent's).
     pub env: &'a Environment,
+    /// The config's setting for this agent ([`Dialect::agents_md_setting`]);
+    /// never `Agentctx` here (that one is decided before the dialect).
+    pub setting: agentctx_types::AgentsMdBodies,
+    /// The release of the agent that runs the call, where it matters
+    /// ([`Dialect::running_release`]).
+    pub release: Option<&'a crate::ClaudeRelease>,
 }
 
 /// One agent's dialect.
@@ -77,8 +85,8 @@ pub trait Dialect: Sync {
         ReminderEnvelope::SystemReminder
     }
 
-    /// What the agent's own loader gives the model; `None` for Claude
-    /// Code and Codex, decided from their config sections (`agents_md.rs`).
+    /// What the agent's own loader gives the model; `None` when it has
+    /// none (agentctx gives the bodies).
     fn loader(&self, facts: &LoaderFacts<'_>) -> Option<LoaderDecision>;
 
     /// Its loader gives the model the AGENTS.md of the folder the session

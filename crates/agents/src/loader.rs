@@ -152,44 +152,44 @@ pub fn builtin_loader(
     env: &Environment,
     release: Option<&ClaudeRelease>,
 ) -> LoaderDecision {
-    let all = BuiltinLoader {
-        initial: true,
-        nested_on_read: true,
-        nested_tools: &["Read"],
-        nested_below_cwd_only: false,
-    };
-    let decided = |loader, why: &str| LoaderDecision {
-        loader,
-        why: why.to_owned(),
-    };
-    match (setting, agent) {
-        (AgentsMdBodies::Agentctx, _) => decided(
-            BuiltinLoader::default(),
-            "agents_md: agentctx: agentctx gives the AGENTS.md bodies",
-        ),
-        (AgentsMdBodies::Builtin, Agent::Claude) => decided(
-            all,
-            "claude_code.agents_md: builtin: Claude Code gives the AGENTS.md bodies",
-        ),
-        // Codex gives the chain at start; nested files are agentctx's.
-        (_, Agent::Codex) => decided(
-            BuiltinLoader {
-                initial: true,
-                ..BuiltinLoader::default()
-            },
-            "codex loads the AGENTS.md chain itself: its bodies are left out",
-        ),
-        (AgentsMdBodies::Auto, Agent::Claude) => claude_auto(cwd, root, env, release),
-        // The other agents' loaders are their dialects' facts (`dialect/`).
-        (_, other) => crate::dialect::of(other)
-            .loader(&crate::dialect::LoaderFacts { cwd, env })
-            .unwrap_or_else(|| {
-                decided(
-                    BuiltinLoader::default(),
-                    "agentctx gives the AGENTS.md bodies",
-                )
-            }),
+    if setting == AgentsMdBodies::Agentctx {
+        return LoaderDecision {
+            loader: BuiltinLoader::default(),
+            why: "agents_md: agentctx: agentctx gives the AGENTS.md bodies".to_owned(),
+        };
     }
+    let facts = crate::dialect::LoaderFacts {
+        cwd,
+        root,
+        env,
+        setting,
+        release,
+    };
+    crate::dialect::of(agent)
+        .loader(&facts)
+        .unwrap_or_else(|| LoaderDecision {
+            loader: BuiltinLoader::default(),
+            why: "agentctx gives the AGENTS.md bodies".to_owned(),
+        })
+}
+
+/// Claude Code's loader (its dialect's): all of it under
+/// `claude_code.agents_md: builtin`, else worked out from the release that
+/// runs and the project.
+pub(crate) fn claude_loader(facts: &crate::dialect::LoaderFacts<'_>) -> LoaderDecision {
+    if facts.setting == AgentsMdBodies::Builtin {
+        return LoaderDecision {
+            loader: BuiltinLoader {
+                initial: true,
+                nested_on_read: true,
+                nested_tools: &["Read"],
+                nested_below_cwd_only: false,
+            },
+            why: "claude_code.agents_md: builtin: Claude Code gives the AGENTS.md bodies"
+                .to_owned(),
+        };
+    }
+    claude_auto(facts.cwd, facts.root, facts.env, facts.release)
 }
 
 fn claude_auto(

@@ -9,6 +9,10 @@ use super::{InstallError, Places, Request, Scope};
 use super::{Parts, SettingsError};
 use agentctx_types::Agent;
 
+/// The hook timeout install sets, in seconds: the hook answers within
+/// 20 s by itself, and a timeout would let the call run.
+const TIMEOUT: Option<u64> = Some(30);
+
 /// The value of `pluginConfigs["agents-md@builtin"].options.instructionFiles`
 /// that switches Claude Code's AGENTS.md loading off (CLAUDE.md only).
 pub const AGENTS_MD_PLUGIN_OFF: &str = "claude-md";
@@ -41,7 +45,7 @@ pub fn edit_claude_settings(
                 } else {
                     &["UserPromptSubmit"]
                 };
-                super::entries::add_hooks(object, program, Agent::Claude, skip)?;
+                super::entries::add_hooks(object, program, Agent::Claude, TIMEOUT, skip)?;
             } else {
                 super::entries::remove_hooks(object);
             }

@@ -15,7 +15,10 @@ pub fn edit_codex_hooks(
 ) -> Result<String, SettingsError> {
     super::entries::edit_object(text, adding, |object| {
         if adding {
-            super::entries::add_hooks(object, program, Agent::Codex, &[])
+            // Codex keeps its default timeout (600 s): its trust hash covers
+            // the entry, so a timeout of ours would change what the user
+            // trusted.
+            super::entries::add_hooks(object, program, Agent::Codex, None, &[])
         } else {
             super::entries::remove_hooks(object);
             Ok(())

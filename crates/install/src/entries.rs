@@ -82,6 +82,7 @@ pub(super) fn add_hooks(
     object: &mut Map<String, Value>,
     program: &str,
     agent: Agent,
+    timeout: Option<u64>,
     skip: &[&str],
 ) -> Result<(), SettingsError> {
     let events: Vec<(&str, bool)> = EVENTS
@@ -91,7 +92,7 @@ pub(super) fn add_hooks(
         .collect();
     let shape = EntryShape {
         command_key: "command",
-        timeout: timeout_of(agent).map(|t| ("timeout", t)),
+        timeout: timeout.map(|t| ("timeout", t)),
         grouped: true,
     };
     add_entries(object, &shape, &events, |event| {
@@ -183,17 +184,6 @@ pub(super) fn add_entries(
         }
     }
     Ok(())
-}
-
-/// The hook timeout install sets, in seconds: Claude Code's (the hook
-/// answers within 20 s by itself; a timeout would let the call run).
-/// Codex keeps its default (600 s): its trust hash covers the entry, so a
-/// timeout of ours would change what the user trusted.
-fn timeout_of(agent: Agent) -> Option<u64> {
-    match agent {
-        Agent::Claude => Some(30),
-        _ => None,
-    }
 }
 
 /// Removes every agentctx entry, from every event; an event (and `hooks`)

@@ -125,7 +125,15 @@ fn remove_agents_md(object: &mut Map<String, Value>) {
 /// home), which also holds its MCP servers.
 pub(super) const GEMINI: super::agent::SettingsInstall = super::agent::SettingsInstall {
     project: ".gemini/settings.json",
-    kind: super::targets::FileKind::GeminiSettings,
+    kind: super::targets::FileKind::Settings(super::targets::SettingsFile {
+        agent: Agent::Gemini,
+        edit: edit_gemini_settings,
+        // A `context.fileName` that already names AGENTS.md is the user's.
+        users_own: |before, parts| super::Parts {
+            context_file_name: parts.context_file_name && !names_agents_md(before),
+            ..parts
+        },
+    }),
     parts: super::Parts {
         context_file_name: true,
         ..super::agent::HOOKS

@@ -424,21 +424,12 @@ fn edit(
         FileKind::McpJson | FileKind::McpServers(_) => Ok(original.to_owned()),
         // Gemini CLI's and Qwen Code's user settings hold their MCP
         // servers too.
-        FileKind::GeminiSettings | FileKind::QwenSettings => {
-            let (agent, edited) = if kind == FileKind::GeminiSettings {
-                let edited = gemini::edit_gemini_settings(text, &request.program, parts, adding);
-                (Agent::Gemini, edited)
-            } else {
-                let edited = qwen::edit_qwen_settings(text, &request.program, parts, adding);
-                (Agent::Qwen, edited)
-            };
-            match edited {
-                Ok(t) if parts.mcp => {
-                    mcp::edit_agent_mcp(agent, Some(&t), &request.program, adding)
-                }
-                other => other,
+        FileKind::Settings(file) => match (file.edit)(text, &request.program, parts, adding) {
+            Ok(t) if parts.mcp => {
+                mcp::edit_agent_mcp(file.agent, Some(&t), &request.program, adding)
             }
-        }
+            other => other,
+        },
         FileKind::CopilotSettings | FileKind::CopilotHooksFile => copilot::edit_copilot_hooks(
             text,
             &request.program,
@@ -485,8 +476,7 @@ fn mentions_agentctx(kind: FileKind, text: &str, parts: Parts, trust: &TrustEntr
         FileKind::CodexProjectConfig => text.contains("agentctx"),
         FileKind::McpJson
         | FileKind::McpServers(_)
-        | FileKind::GeminiSettings
-        | FileKind::QwenSettings
+        | FileKind::Settings(_)
         | FileKind::CopilotSettings
         | FileKind::CopilotHooksFile
         | FileKind::Owned(_) => text.contains("agentctx"),
@@ -520,17 +510,12 @@ pub fn plan_install(request: &Request, places: &Places) -> Result<Vec<FileChange
     for Target { path, kind, parts } in targets(request, places, true)? {
         let path = real_path(&path, places)?;
         let before = read(&path)?;
-        // A `context.fileName` that already names AGENTS.md is the user's:
-        // uninstall must not take it out.
-        let parts =
-            if kind == FileKind::GeminiSettings && gemini::names_agents_md(before.as_deref()) {
-                Parts {
-                    context_file_name: false,
-                    ..parts
-                }
-            } else {
-                parts
-            };
+        // What the file already holds as the user's own (Gemini CLI's
+        // `context.fileName` naming AGENTS.md): uninstall must not take it out.
+        let parts = match kind {
+            FileKind::Settings(file) => (file.users_own)(before.as_deref(), parts),
+            _ => parts,
+        };
         let after = edit(
             request,
             (&path, kind),

@@ -42,7 +42,11 @@ pub(super) fn edit_qwen_settings(
 /// user's (`~/.qwen/settings.json`), which also holds its MCP servers.
 pub(super) const QWEN: super::agent::SettingsInstall = super::agent::SettingsInstall {
     project: ".qwen/settings.json",
-    kind: super::targets::FileKind::QwenSettings,
+    kind: super::targets::FileKind::Settings(super::targets::SettingsFile {
+        agent: Agent::Qwen,
+        edit: edit_qwen_settings,
+        users_own: |_, parts| parts,
+    }),
     parts: super::agent::HOOKS,
     user: |env| env.home().map(|home| home.join(".qwen/settings.json")),
     advice,

@@ -24,10 +24,9 @@ pub(super) enum FileKind {
     /// The user config where Gemini CLI, Copilot CLI, opencode or Qwen
     /// Code reads its MCP servers.
     McpServers(Agent),
-    /// A Gemini CLI `settings.json` (hooks, `context.fileName`).
-    GeminiSettings,
-    /// A Qwen Code `settings.json` (hooks).
-    QwenSettings,
+    /// An agent's `settings.json` that holds its hooks and, for the user,
+    /// its MCP servers (Gemini CLI's, Qwen Code's): edited by its module.
+    Settings(SettingsFile),
     /// Copilot CLI's user `settings.json` (hooks).
     CopilotSettings,
     /// A project's `.github/hooks/agentctx.json`: agentctx's own.
@@ -41,6 +40,37 @@ impl FileKind {
     /// A file agentctx writes whole: removed when nothing of it is left.
     pub(super) fn owned_whole(self) -> bool {
         matches!(self, Self::CopilotHooksFile | Self::Owned(_))
+    }
+}
+
+/// An agent's settings file, its edits the agent module's.
+#[derive(Clone, Copy)]
+pub(super) struct SettingsFile {
+    /// Whose settings.
+    pub agent: Agent,
+    /// Adds (or removes) `parts` in the file's text.
+    pub edit: fn(
+        text: Option<&str>,
+        program: &str,
+        parts: super::Parts,
+        adding: bool,
+    ) -> Result<String, super::SettingsError>,
+    /// What of `parts` the file, as it is before install, already holds
+    /// as the user's own (uninstall must not take it out).
+    pub users_own: fn(before: Option<&str>, parts: super::Parts) -> super::Parts,
+}
+
+impl PartialEq for SettingsFile {
+    fn eq(&self, other: &Self) -> bool {
+        self.agent == other.agent
+    }
+}
+
+impl Eq for SettingsFile {}
+
+impl std::fmt::Debug for SettingsFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}'s settings", self.agent)
     }
 }
 
