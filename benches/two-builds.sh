@@ -47,3 +47,32 @@ PY
 "$before" context --no-timestamp > "$work/ctx-before.txt"; "$after" context --no-timestamp > "$work/ctx-after.txt"
 cmp "$work/ctx-before.txt" "$work/ctx-after.txt" && echo "context: byte-identical ($(wc -c < "$work/ctx-after.txt") bytes)"
 for f in start pre bash post; do "$before" hook < "$work/$f.json" > "$work/$f.b"; "$after" hook < "$work/$f.json" > "$work/$f.a"; cmp -s "$work/$f.b" "$work/$f.a" && echo "hook $f: identical reply" || { echo "hook $f: DIFFERENT"; diff "$work/$f.b" "$work/$f.a" | head -5; }; done
+# Every recorded payload of every agent's real CLI (fixtures/agents/), in
+# the same order through each build, each build with a home of its own:
+# the replies must be the same bytes. (opencode's fixtures are its plugin's
+# calls, not hook payloads; an agent the first build does not know is
+# left out.)
+fixtures=$(realpath "$(dirname "$0")/../fixtures/agents")
+mkdir -p "$work/home-b" "$work/home-a"
+same=0; differ=0
+for dir in "$fixtures"/*/; do
+  name=$(basename "$dir")
+  case "$name" in
+    claude-code-*) agent=claude ;; codex-*) agent=codex ;; gemini-cli-*) agent=gemini ;;
+    copilot-cli-*) agent=copilot ;; qwen-code-*) agent=qwen ;; cline-cli-*) agent=cline ;;
+    *) continue ;;
+  esac
+  "$before" hook --agent "$agent" < /dev/null > /dev/null 2>&1 || continue
+  for f in "$dir"*.json; do
+    sed -e "s#{{CWD}}#$repo#g; s#{{REPO}}#$repo#g; s#{{SCRATCH}}#$work#g; s#{{SESSION_ID}}#1795748557193_zzcu3#g" "$f" \
+      | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stdin", d) if isinstance(d, dict) else d; json.dump(d, sys.stdout)' \
+      > "$work/payload.json" 2>/dev/null || continue
+    event=(); case "$(basename "$f" .json)" in sessionStart|subagentStart) event=(--event "$(basename "$f" .json)") ;; esac
+    HOME="$work/home-b" "$before" hook --agent "$agent" "${event[@]}" < "$work/payload.json" > "$work/reply.b" 2>/dev/null || true
+    HOME="$work/home-a" "$after" hook --agent "$agent" "${event[@]}" < "$work/payload.json" > "$work/reply.a" 2>/dev/null || true
+    if cmp -s "$work/reply.b" "$work/reply.a"; then same=$((same + 1)); else
+      differ=$((differ + 1)); echo "  DIFFERENT: $name/$(basename "$f")"; diff "$work/reply.b" "$work/reply.a" | head -4
+    fi
+  done
+done
+echo "recorded payloads: $same identical replies, $differ different"

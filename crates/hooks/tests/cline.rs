@@ -188,7 +188,7 @@ fn a_sub_agent_gets_its_own_context_and_its_answer_is_captured_once() {
     // The sub-agent's own TaskComplete captures nothing more.
     hook(&p, &recorded(&p, "TaskComplete-subagent.json", &p.root));
     let memory = p.home.join(".agent-kit/MEMORY");
-    let files: Vec<_> = walk(&memory)
+    let files: Vec<_> = common::walk(&memory)
         .into_iter()
         .filter(|f| f.extension().is_some_and(|e| e == "md"))
         .collect();
@@ -223,22 +223,6 @@ fn a_cline_payload_without_agent_is_told_apart() {
     let outcome = agentctx_hooks::handle_event(call.to_string().as_bytes(), None, None, &host);
     let reply = outcome.output.unwrap();
     assert!(stopped(&reply), "{reply}");
-}
-
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let path = e.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    out
 }
 
 #[test]

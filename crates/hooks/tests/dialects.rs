@@ -454,7 +454,7 @@ fn sub_agent_output_is_captured_once_per_agent() {
         run(&p, agent, None, &payload);
         run(&p, agent, None, &payload);
         let memory = p.home.join(".agent-kit/MEMORY");
-        let files: Vec<_> = walkdir(&memory)
+        let files: Vec<_> = common::walk(&memory)
             .into_iter()
             .filter(|f| f.extension().is_some_and(|e| e == "md"))
             .collect();
@@ -480,26 +480,10 @@ fn sub_agent_output_is_captured_once_per_agent() {
         &recorded(&p, "copilot-cli-1.0.102", "PostToolUse-Agent.json"),
     );
     assert!(
-        walkdir(&p.home.join(".agent-kit/MEMORY"))
+        common::walk(&p.home.join(".agent-kit/MEMORY"))
             .iter()
             .all(|f| f.extension().is_none_or(|e| e != "md"))
     );
-}
-
-fn walkdir(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let path = e.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    out
 }
 
 #[test]
@@ -880,7 +864,7 @@ fn a_resumed_opencode_task_is_captured_again() {
         "<task id=\"x\" state=\"completed\">\n<task_result>\nTHE SECOND RUN\n</task_result>\n</task>"
     );
     run(&p, Agent::Opencode, None, &first);
-    let captures: Vec<String> = walkdir(&p.home.join(".agent-kit/MEMORY"))
+    let captures: Vec<String> = common::walk(&p.home.join(".agent-kit/MEMORY"))
         .into_iter()
         .filter(|f| f.extension().is_some_and(|e| e == "md"))
         .map(|f| std::fs::read_to_string(f).unwrap())

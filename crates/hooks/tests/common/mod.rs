@@ -194,3 +194,20 @@ pub fn denied_by(reason: Option<String>, needle: &str) {
 pub fn patch(body: &str) -> Value {
     json!({"command": format!("*** Begin Patch\n{body}\n*** End Patch\n")})
 }
+
+/// Every file below `dir`.
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
