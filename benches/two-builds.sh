@@ -12,6 +12,7 @@
 # it resets the session, so the first binary reports the nested AGENTS.md.
 set -euo pipefail
 before=$(realpath "$1"); after=$(realpath "$2")
+fixtures=$(realpath "$(dirname "$0")/../fixtures/agents")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 repo="$work/repo"
@@ -46,14 +47,17 @@ for r in json.load(open(sys.argv[1]))["results"]:
 PY
 "$before" context --no-timestamp > "$work/ctx-before.txt"; "$after" context --no-timestamp > "$work/ctx-after.txt"
 cmp "$work/ctx-before.txt" "$work/ctx-after.txt" && echo "context: byte-identical ($(wc -c < "$work/ctx-after.txt") bytes)"
-for f in start pre bash post; do "$before" hook < "$work/$f.json" > "$work/$f.b"; "$after" hook < "$work/$f.json" > "$work/$f.a"; cmp -s "$work/$f.b" "$work/$f.a" && echo "hook $f: identical reply" || { echo "hook $f: DIFFERENT"; diff "$work/$f.b" "$work/$f.a" | head -5; }; done
+for f in start pre bash post; do "$before" hook < "$work/$f.json" > "$work/$f.b"; "$after" hook < "$work/$f.json" > "$work/$f.a"; cmp -s "$work/$f.b" "$work/$f.a" && echo "hook $f: identical reply" || { echo "hook $f: DIFFERENT"; diff "$work/$f.b" "$work/$f.a" | head -5 || true; }; done
 # Every recorded payload of every agent's real CLI (fixtures/agents/), in
 # the same order through each build, each build with a home of its own:
 # the replies must be the same bytes. (opencode's fixtures are its plugin's
 # calls, not hook payloads; an agent the first build does not know is
 # left out.)
-fixtures=$(realpath "$(dirname "$0")/../fixtures/agents")
-mkdir -p "$work/home-b" "$work/home-a"
+# Both builds run from one path (a hard link swapped between them) with
+# one home path (each build's own folder moved there): the replies name
+# the program and the state folder.
+mkdir -p "$work/home-b" "$work/home-a" "$work/bin"
+run_as() { ln -f "$1" "$work/bin/agentctx" 2>/dev/null || cp "$1" "$work/bin/agentctx"; }
 same=0; differ=0
 for dir in "$fixtures"/*/; do
   name=$(basename "$dir")
@@ -62,16 +66,20 @@ for dir in "$fixtures"/*/; do
     copilot-cli-*) agent=copilot ;; qwen-code-*) agent=qwen ;; cline-cli-*) agent=cline ;;
     *) continue ;;
   esac
-  "$before" hook --agent "$agent" < /dev/null > /dev/null 2>&1 || continue
+  "$before" hook --help | grep -q "possible values:.*\b$agent\b" || continue
   for f in "$dir"*.json; do
     sed -e "s#{{CWD}}#$repo#g; s#{{REPO}}#$repo#g; s#{{SCRATCH}}#$work#g; s#{{SESSION_ID}}#1795748557193_zzcu3#g" "$f" \
       | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stdin", d) if isinstance(d, dict) else d; json.dump(d, sys.stdout)' \
       > "$work/payload.json" 2>/dev/null || continue
     event=(); case "$(basename "$f" .json)" in sessionStart|subagentStart) event=(--event "$(basename "$f" .json)") ;; esac
-    HOME="$work/home-b" "$before" hook --agent "$agent" "${event[@]}" < "$work/payload.json" > "$work/reply.b" 2>/dev/null || true
-    HOME="$work/home-a" "$after" hook --agent "$agent" "${event[@]}" < "$work/payload.json" > "$work/reply.a" 2>/dev/null || true
+    for side in b a; do
+      if [ "$side" = b ]; then run_as "$before"; else run_as "$after"; fi
+      mv "$work/home-$side" "$work/h"
+      HOME="$work/h" "$work/bin/agentctx" hook --agent "$agent" "${event[@]}" < "$work/payload.json" > "$work/reply.$side" 2>/dev/null || true
+      mv "$work/h" "$work/home-$side"
+    done
     if cmp -s "$work/reply.b" "$work/reply.a"; then same=$((same + 1)); else
-      differ=$((differ + 1)); echo "  DIFFERENT: $name/$(basename "$f")"; diff "$work/reply.b" "$work/reply.a" | head -4
+      differ=$((differ + 1)); echo "  DIFFERENT: $name/$(basename "$f")"; diff "$work/reply.b" "$work/reply.a" | cut -c1-300 | head -4 || true
     fi
   done
 done
