@@ -102,11 +102,13 @@ for (let i = 0; i < Number(runs); i++) {
   const toolCall = { toolCallId: `c${i}`, toolName: "read_files" };
   const input = { files: [{ path: "packages/web/src/app.tsx" }] };
   const start = process.hrtime.bigint();
-  await p.hooks.beforeTool({ snapshot, toolCall, input });
-  await p.hooks.afterTool({ snapshot, toolCall, input, result: { output: "x", isError: false } });
+  const before = await p.hooks.beforeTool({ snapshot: { ...snapshot, iteration: i }, toolCall, input });
+  if (before?.skip) throw new Error(`denied: ${before.reason}`);
+  await p.hooks.afterTool({ snapshot: { ...snapshot, iteration: i }, toolCall, input, result: { output: "x", isError: false } });
   times.push(Number(process.hrtime.bigint() - start) / 1e6);
 }
 times.sort((a, b) => a - b);
 console.log(`  cline plugin, per tool call (before + after)         ${times[times.length >> 1].toFixed(2)} ms  (p90 ${times[Math.floor(times.length * 0.9)].toFixed(2)}, ${runs} calls)`);
 JS
-node "$work/cline-bench.mjs" "$work/agentctx-cline.mjs" 200
+# Where `cline` runs: Cline tells its plugins (relative reads are from there).
+CLINE_CONNECTOR_CLI_LAUNCH="{\"cwd\":\"$repo\"}" node "$work/cline-bench.mjs" "$work/agentctx-cline.mjs" 200
