@@ -373,7 +373,8 @@ fn describe_name(name: &str) -> &'static str {
     match name {
         ".agentctx.yaml" => "agentctx's config",
         ".env" => {
-            "an environment file Gemini CLI and Qwen Code load into their hooks' environment (a BASH_ENV there runs before agentctx)"
+            // Which agents load it is their profiles' (`loads_env_file`).
+            "an environment file an agent loads into its hooks' environment (a BASH_ENV there runs before agentctx)"
         }
         _ => agentctx_types::Agent::ALL
             .into_iter()
