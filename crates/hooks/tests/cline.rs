@@ -267,3 +267,32 @@ fn what_cline_loads_at_its_next_session_cannot_be_written() {
     call["tool_call"]["input"] = json!({"path": "new.txt", "new_text": "x", "old_text": "y"});
     assert_eq!(hook(&p, &call), Value::Null);
 }
+
+#[test]
+fn another_spelling_of_an_excluded_or_protected_path_is_judged_as_cline_opens_it() {
+    let p = Project::new("file_patterns:\n  exclude: [\"secrets/\"]\n");
+    let root = p.root.display().to_string();
+    for path in [
+        format!("{root}/sub/../secrets/key"),
+        format!("{root}/./secrets//key"),
+        // Cline's `/proc/self` is its own process, not the hook's: a path
+        // through it is a link a command could change.
+        "/proc/self/cwd/secrets/key".to_owned(),
+        format!("/proc/self/root{root}/secrets/key"),
+    ] {
+        assert!(
+            stopped(&read_files(&p, json!({"files": [{"path": path}]}))),
+            "{path}"
+        );
+    }
+    let mut call = recorded(&p, "PreToolUse-read_files.json", &p.root);
+    call["tool_call"]["name"] = json!("editor");
+    for path in [
+        "sub/../.cline/plugins/a.js",
+        "/proc/self/cwd/.clinerules/hooks/x",
+        ".clinerules",
+    ] {
+        call["tool_call"]["input"] = json!({"path": path, "new_text": "x"});
+        assert!(stopped(&hook(&p, &call)), "{path}");
+    }
+}
