@@ -26,7 +26,8 @@ fn fixture() -> Fixture {
     Fixture { _dir: dir, places }
 }
 
-fn request(agent: Agent, scope: Scope) -> Request {
+/// A request for `agent` in `scope`, naming agentctx by an absolute path.
+pub(super) fn request(agent: Agent, scope: Scope) -> Request {
     Request {
         agent,
         scope,

@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+use super::tests::request;
 use super::*;
 
 fn places() -> (tempfile::TempDir, Places) {
@@ -23,19 +24,6 @@ fn places() -> (tempfile::TempDir, Places) {
         manifests: dir.path().join("state/installs"),
     };
     (dir, places)
-}
-
-fn request(agent: Agent, scope: Scope) -> Request {
-    Request {
-        agent,
-        scope,
-        program: "/opt/agentctx/bin/agentctx".into(),
-        agents_md_plugin_off: false,
-        codex_trust: false,
-        agent_version: None,
-        codex_profile: None,
-        mcp: false,
-    }
 }
 
 fn run(r: &Request, p: &Places, adding: bool) -> Vec<FileChange> {
