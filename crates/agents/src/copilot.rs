@@ -16,6 +16,13 @@ use crate::loader::{BuiltinLoader, LoaderDecision};
 
 pub(super) struct Copilot;
 
+/// Copilot CLI's user folder: `$COPILOT_HOME`, else `~/.copilot`.
+fn copilot_home(env: &agentctx_config::Environment) -> Option<std::path::PathBuf> {
+    env.get("COPILOT_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| env.home().map(|h| h.join(".copilot")))
+}
+
 /// The camelCase events install uses, by their shared names.
 const CAMEL_EVENTS: [(&str, &str); 2] = [
     ("sessionStart", "SessionStart"),
@@ -33,15 +40,25 @@ impl Dialect for Copilot {
         &[".github/hooks", ".github/copilot"]
     }
 
+    fn user_settings(&self, env: &agentctx_config::Environment) -> Option<std::path::PathBuf> {
+        copilot_home(env).map(|dir| dir.join("settings.json"))
+    }
+
     fn user_config_paths(&self, env: &agentctx_config::Environment) -> Vec<std::path::PathBuf> {
-        env.home()
-            .map(|home| {
-                ["settings.json", "mcp-config.json", "hooks"]
-                    .iter()
-                    .map(|f| home.join(".copilot").join(f))
-                    .collect()
-            })
-            .unwrap_or_default()
+        // Where `COPILOT_HOME` puts its files, and in the home.
+        let folders = copilot_home(env)
+            .into_iter()
+            .chain(env.home().map(|h| h.join(".copilot")));
+        let mut paths = Vec::new();
+        for folder in folders {
+            for file in ["settings.json", "mcp-config.json", "hooks"] {
+                let path = folder.join(file);
+                if !paths.contains(&path) {
+                    paths.push(path);
+                }
+            }
+        }
+        paths
     }
 
     fn normalize(&self, input: &mut HookInput, event: Option<&str>) -> Native {

@@ -207,6 +207,13 @@ pub trait Dialect: Sync {
         None
     }
 
+    /// Its user settings file, where `agentctx install --user` writes its
+    /// hooks (following the variables that move it: `GEMINI_CLI_HOME`,
+    /// `COPILOT_HOME`); `None` when its hooks live elsewhere.
+    fn user_settings(&self, _env: &Environment) -> Option<std::path::PathBuf> {
+        None
+    }
+
     /// Its user-level files and folders that hold hooks, plugins or MCP
     /// servers: protected from every agent's writes.
     fn user_config_paths(&self, _env: &Environment) -> Vec<std::path::PathBuf> {

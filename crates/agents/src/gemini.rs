@@ -71,16 +71,31 @@ impl Dialect for Gemini {
         Some((".gemini", "gemini"))
     }
 
+    fn user_settings(&self, env: &agentctx_config::Environment) -> Option<std::path::PathBuf> {
+        let base = env
+            .get("GEMINI_CLI_HOME")
+            .map(std::path::PathBuf::from)
+            .or_else(|| env.home())?;
+        Some(base.join(".gemini/settings.json"))
+    }
+
     fn user_config_paths(&self, env: &agentctx_config::Environment) -> Vec<std::path::PathBuf> {
-        // Extensions carry hooks and MCP servers.
-        env.home()
-            .map(|home| {
-                vec![
-                    home.join(".gemini/settings.json"),
-                    home.join(".gemini/extensions"),
-                ]
-            })
-            .unwrap_or_default()
+        // Its folder where `GEMINI_CLI_HOME` puts it, and in the home:
+        // settings, and extensions (they carry hooks and MCP servers).
+        let folders = self
+            .user_settings(env)
+            .and_then(|s| s.parent().map(std::path::Path::to_path_buf))
+            .into_iter()
+            .chain(env.home().map(|h| h.join(".gemini")));
+        let mut paths = Vec::new();
+        for folder in folders {
+            for path in [folder.join("settings.json"), folder.join("extensions")] {
+                if !paths.contains(&path) {
+                    paths.push(path);
+                }
+            }
+        }
+        paths
     }
 
     fn normalize(&self, input: &mut HookInput, _: Option<&str>) -> Native {

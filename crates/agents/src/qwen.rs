@@ -62,6 +62,10 @@ impl Dialect for Qwen {
         Some((".qwen", "qwen"))
     }
 
+    fn user_settings(&self, env: &agentctx_config::Environment) -> Option<std::path::PathBuf> {
+        env.home().map(|home| home.join(".qwen/settings.json"))
+    }
+
     fn user_config_paths(&self, env: &agentctx_config::Environment) -> Vec<std::path::PathBuf> {
         // Extensions carry hooks and MCP servers.
         env.home()

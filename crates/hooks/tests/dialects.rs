@@ -979,3 +979,40 @@ fn every_env_file_loader_s_home_env_is_protected_when_one_loader_is_used() {
         assert!(denied(&p, Agent::Opencode, &payload), "{file}");
     }
 }
+
+#[test]
+fn user_settings_moved_by_an_agents_variable_are_protected_there() {
+    // GEMINI_CLI_HOME and COPILOT_HOME move the files install writes
+    // agentctx's hooks into: an agent could edit them out there.
+    let p = Project::new("file_patterns:\n  exclude: [\"secrets/\"]\n");
+    let moved = p.home.parent().unwrap().join("moved");
+    let gemini = moved.join("g/.gemini/settings.json");
+    let copilot = moved.join("c/settings.json");
+    let env = agentctx_config::Environment::from_pairs([
+        ("HOME", p.home.to_str().unwrap()),
+        ("GEMINI_CLI_HOME", moved.join("g").to_str().unwrap()),
+        ("COPILOT_HOME", moved.join("c").to_str().unwrap()),
+    ]);
+    for file in [&gemini, &copilot] {
+        let payload = json!({
+            "session_id": "moved", "cwd": p.root, "hook_event_name": "PreToolUse",
+            "tool_name": "Write", "tool_input": {"file_path": file, "content": "{}"},
+        });
+        let mut host = Host::new(&p.config, &env, Some(&p.root));
+        host.program = None;
+        let reply = handle_event(
+            payload.to_string().as_bytes(),
+            Some(Agent::Claude),
+            None,
+            &host,
+        )
+        .output
+        .expect("a denial");
+        assert_eq!(
+            reply["hookSpecificOutput"]["permissionDecision"],
+            "deny",
+            "{}: {reply}",
+            file.display()
+        );
+    }
+}

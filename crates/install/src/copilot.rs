@@ -96,10 +96,10 @@ impl super::agent::AgentInstall for Copilot {
     }
 
     fn mcp_config(&self, env: &agentctx_config::Environment) -> Option<std::path::PathBuf> {
-        env.get("COPILOT_HOME")
-            .filter(|v| !v.is_empty())
-            .map(|dir| std::path::PathBuf::from(dir).join("mcp-config.json"))
-            .or_else(|| env.home().map(|h| h.join(".copilot/mcp-config.json")))
+        // Beside its user settings (`$COPILOT_HOME`, else `~/.copilot`).
+        agentctx_agents::dialect::of(agentctx_types::Agent::Copilot)
+            .user_settings(env)
+            .map(|settings| settings.with_file_name("mcp-config.json"))
     }
 
     fn mcp_entry(&self, program: &str) -> (&'static str, serde_json::Value) {

@@ -138,14 +138,7 @@ pub(super) const GEMINI: super::agent::SettingsInstall = super::agent::SettingsI
         context_file_name: true,
         ..super::agent::HOOKS
     },
-    user: |env| {
-        let base = env
-            .get("GEMINI_CLI_HOME")
-            .filter(|v| !v.is_empty())
-            .map(std::path::PathBuf::from)
-            .or_else(|| env.home())?;
-        Some(base.join(".gemini/settings.json"))
-    },
+    user: |env| agentctx_agents::dialect::of(Agent::Gemini).user_settings(env),
     advice,
 };
 

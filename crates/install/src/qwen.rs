@@ -48,7 +48,7 @@ pub(super) const QWEN: super::agent::SettingsInstall = super::agent::SettingsIns
         users_own: |_, parts| parts,
     }),
     parts: super::agent::HOOKS,
-    user: |env| env.home().map(|home| home.join(".qwen/settings.json")),
+    user: |env| agentctx_agents::dialect::of(Agent::Qwen).user_settings(env),
     advice,
 };
 
