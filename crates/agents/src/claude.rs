@@ -15,6 +15,10 @@ pub(super) struct Claude;
 const TOOLS: [(&str, &str); 2] = [("Monitor", "Bash"), ("PowerShell", "Bash")];
 
 impl Dialect for Claude {
+    fn settings_vars(&self) -> &'static [&'static str] {
+        &["CLAUDE_CONFIG_DIR"]
+    }
+
     fn capture_source(&self) -> &'static str {
         "claude-hook"
     }

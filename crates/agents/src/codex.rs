@@ -13,6 +13,10 @@ pub const CODEX_PROFILE: &str = "agentctx";
 pub(super) struct Codex;
 
 impl Dialect for Codex {
+    fn settings_vars(&self) -> &'static [&'static str] {
+        &["CODEX_HOME"]
+    }
+
     fn capture_source(&self) -> &'static str {
         "codex-hook"
     }

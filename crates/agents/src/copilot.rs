@@ -30,6 +30,10 @@ const CAMEL_EVENTS: [(&str, &str); 2] = [
 ];
 
 impl Dialect for Copilot {
+    fn settings_vars(&self) -> &'static [&'static str] {
+        &["COPILOT_HOME"]
+    }
+
     fn capture_source(&self) -> &'static str {
         "copilot-hook"
     }

@@ -207,6 +207,13 @@ pub trait Dialect: Sync {
         None
     }
 
+    /// The variables that move where it reads its settings, hooks or
+    /// plugins (`CLAUDE_CONFIG_DIR`, `CLINE_DIR`): a hook whose environment
+    /// points one into the project was steered by it.
+    fn settings_vars(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Its user settings file, where `agentctx install --user` writes its
     /// hooks (following the variables that move it: `GEMINI_CLI_HOME`,
     /// `COPILOT_HOME`); `None` when its hooks live elsewhere.

@@ -45,6 +45,10 @@ const EVENTS: [(&str, &str); 4] = [
 ];
 
 impl Dialect for Gemini {
+    fn settings_vars(&self) -> &'static [&'static str] {
+        &["GEMINI_CLI_HOME"]
+    }
+
     fn capture_source(&self) -> &'static str {
         "gemini-hook"
     }

@@ -57,6 +57,10 @@ const RESOURCE_TOOLS: [&str; 3] = [
 ];
 
 impl Dialect for Opencode {
+    fn settings_vars(&self) -> &'static [&'static str] {
+        &["OPENCODE_CONFIG"]
+    }
+
     fn capture_source(&self) -> &'static str {
         "opencode-plugin"
     }

@@ -36,10 +36,11 @@ const CLI_CWD: &str = "cline_cwd";
 
 pub(super) struct Cline;
 
-/// The variables that move Cline's files out of its user folder (every
-/// `CLINE_*_DIR` and `*_PATH` of 3.0.65 that names its data, settings,
-/// databases or the programs it runs).
-const MOVED_BY: [&str; 15] = [
+/// Its folder (`CLINE_DIR`), then the variables that move its files out
+/// of it (every `CLINE_*_DIR` and `*_PATH` of 3.0.65 that names its data,
+/// settings, databases or the programs it runs).
+const SETTINGS_VARS: [&str; 16] = [
+    "CLINE_DIR",
     "CLINE_DATA_DIR",
     "CLINE_MCP_SETTINGS_PATH",
     "CLINE_PROVIDER_SETTINGS_PATH",
@@ -71,6 +72,10 @@ const TOOLS: [(&str, &str); 8] = [
 ];
 
 impl Dialect for Cline {
+    fn settings_vars(&self) -> &'static [&'static str] {
+        &SETTINGS_VARS
+    }
+
     fn capture_source(&self) -> &'static str {
         "cline-plugin"
     }
@@ -259,7 +264,7 @@ impl Dialect for Cline {
         if let Some(home) = env.home() {
             paths.extend(["Documents/Cline", "Cline", ".agents"].map(|f| home.join(f)));
         }
-        for var in MOVED_BY {
+        for var in &SETTINGS_VARS[1..] {
             paths.extend(env.get(var).filter(|v| !v.is_empty()).map(PathBuf::from));
         }
         paths

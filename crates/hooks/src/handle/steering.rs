@@ -1,6 +1,7 @@
-//! Variables the project could have set for the hook's own process. Gemini
-//! CLI and Qwen Code load a project's `.env` into their environment, and
-//! their hook commands (started with `bash -c`) inherit it: a `BASH_ENV`
+//! Variables the project could have set for the hook's own process. Some
+//! agents (Gemini CLI and Qwen Code: their profiles' `loads_env_file`) load
+//! a project's `.env` into their environment, and their hook commands
+//! (started with `bash -c`) inherit it: a `BASH_ENV`
 //! there runs code before agentctx, an `XDG_CONFIG_HOME` points agentctx
 //! at a config of the project's. `.env` is protected where those agents
 //! load it (`protect.rs`); a hook that finds such a variable pointing into
@@ -12,8 +13,10 @@ use std::path::{Path, PathBuf};
 use agentctx_config::Environment;
 
 /// Variables a shell runs a file from before the command, or that the
-/// loader, agentctx's config or its state are found through.
-const STEERING: [&str; 11] = [
+/// loader, agentctx's config or its state are found through. Beside them,
+/// every agent's profile names those that move its settings
+/// (`Dialect::settings_vars`: where agentctx finds what it protects).
+const STEERING: [&str; 9] = [
     "BASH_ENV",
     "ENV",
     "LD_PRELOAD",
@@ -23,16 +26,17 @@ const STEERING: [&str; 11] = [
     "XDG_STATE_HOME",
     "XDG_CACHE_HOME",
     "AGENTMEM_ROOT",
-    // Where agentctx finds the agents' own settings (which it protects).
-    "CLAUDE_CONFIG_DIR",
-    "OPENCODE_CONFIG",
 ];
 
 /// Why the hook's environment looks steered by the project: a variable of
-/// [`STEERING`] names a path inside `root` (or, for the ones a shell runs
-/// or the loader loads, inside a temporary folder anyone may write).
+/// [`STEERING`] or of an agent's profile names a path inside `root` (or,
+/// for the ones a shell runs or the loader loads, inside a temporary folder
+/// anyone may write).
 pub(super) fn steered(env: &Environment, root: &Path) -> Option<String> {
-    for name in STEERING {
+    let agents = agentctx_types::Agent::ALL
+        .into_iter()
+        .flat_map(|agent| agentctx_agents::dialect::of(agent).settings_vars());
+    for name in STEERING.iter().chain(agents).copied() {
         let Some(value) = env.get(name).filter(|v| !v.is_empty()) else {
             continue;
         };
@@ -49,7 +53,7 @@ pub(super) fn steered(env: &Environment, root: &Path) -> Option<String> {
                 .any(|t| under(&path, Path::new(t)));
             if inside_project || (runs_code && in_temp) {
                 return Some(format!(
-                    "{name}={part} in the agent's environment names {}: the project could have set it (Gemini CLI and Qwen Code load a project's .env into their hooks' environment){}",
+                    "{name}={part} in the agent's environment names {}: the project could have set it (an agent may load a project's .env into its hooks' environment){}",
                     if inside_project {
                         "a path in the project"
                     } else {
@@ -86,6 +90,22 @@ mod tests {
         assert!(steered(&env(&[("BASH_ENV", "/tmp/x.sh")]), root).is_some());
         assert!(steered(&env(&[("XDG_CONFIG_HOME", "/work/project/cfg")]), root).is_some());
         assert!(steered(&env(&[("LD_PRELOAD", "/work/project/a.so")]), root).is_some());
+        // What moves an agent's settings, from its profile.
+        for var in [
+            "CLINE_DIR",
+            "GEMINI_CLI_HOME",
+            "COPILOT_HOME",
+            "CLAUDE_CONFIG_DIR",
+        ] {
+            assert!(
+                steered(&env(&[(var, "/work/project/x")]), root).is_some(),
+                "{var}"
+            );
+            assert!(
+                steered(&env(&[(var, "/home/me/x")]), root).is_none(),
+                "{var}"
+            );
+        }
         // A CI home in /tmp, the user's own settings: not the project's.
         assert!(steered(&env(&[("XDG_CONFIG_HOME", "/tmp/home/.config")]), root).is_none());
         assert!(steered(&env(&[("BASH_ENV", "/home/me/.bashenv")]), root).is_none());
