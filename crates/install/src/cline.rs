@@ -64,21 +64,16 @@ impl AgentInstall for Cline {
     }
 
     fn mcp_config(&self, env: &Environment) -> Option<PathBuf> {
-        let set = |var: &str| env.get(var).filter(|v| !v.is_empty()).map(PathBuf::from);
-        set("CLINE_MCP_SETTINGS_PATH")
-            .or_else(|| set("CLINE_DATA_DIR").map(|d| d.join("settings")))
-            .or_else(|| {
-                agentctx_agents::dialect::of(agentctx_types::Agent::Cline)
-                    .user_folder(env)
-                    .map(|d| d.join("data/settings"))
-            })
-            .map(|path| {
-                if path.ends_with("settings") {
-                    path.join("cline_mcp_settings.json")
-                } else {
-                    path
-                }
-            })
+        const FILE: &str = "cline_mcp_settings.json";
+        if let Some(file) = env.get("CLINE_MCP_SETTINGS_PATH") {
+            return Some(PathBuf::from(file));
+        }
+        match env.get("CLINE_DATA_DIR") {
+            Some(data) => Some(PathBuf::from(data).join("settings").join(FILE)),
+            None => agentctx_agents::dialect::of(agentctx_types::Agent::Cline)
+                .user_folder(env)
+                .map(|dir| dir.join("data/settings").join(FILE)),
+        }
     }
 
     fn advice(&self, request: &Request) -> Option<String> {
@@ -136,6 +131,11 @@ mod tests {
                 ("CLINE_MCP_SETTINGS_PATH", "/m.json")
             ]),
             PathBuf::from("/m.json")
+        );
+        // A file of that variable is taken as named, whatever its name.
+        assert_eq!(
+            at(&[("CLINE_MCP_SETTINGS_PATH", "/etc/cline/settings")]),
+            PathBuf::from("/etc/cline/settings")
         );
     }
 }
