@@ -85,7 +85,7 @@ impl Dialect for Copilot {
         }
         // MCP tools are `<server>-<tool>`; built-in names have no `-`.
         if let Some(name) = input.tool_name.clone()
-            && let Some((first, others)) = crate::dialect::mcp_splits(&name, '-')
+            && let Some((first, others)) = crate::dialect::mcp_splits(&name, "-")
         {
             input.tool_name = Some(first);
             native.tool = Some(name);

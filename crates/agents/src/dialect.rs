@@ -385,13 +385,15 @@ pub(crate) fn rename_tool(
 /// An MCP tool named `<server><sep><tool>`, where either part may hold
 /// `sep`: the first split as its shared name, every other split as an
 /// alias. `None` when `name` has no `sep` inside.
-pub(crate) fn mcp_splits(name: &str, sep: char) -> Option<(String, Vec<String>)> {
+pub(crate) fn mcp_splits(name: &str, sep: &str) -> Option<(String, Vec<String>)> {
     let mut splits = name
-        .char_indices()
-        .filter(|(at, c)| *c == sep && *at > 0 && *at + 1 < name.len())
-        .map(|(at, _)| format!("mcp__{}__{}", &name[..at], &name[at + 1..]));
+        .match_indices(sep)
+        .filter(|(at, _)| *at > 0 && *at + sep.len() < name.len())
+        .map(|(at, _)| format!("mcp__{}__{}", &name[..at], &name[at + sep.len()..]));
     let first = splits.next()?;
-    Some((first, splits.collect()))
+    // Splits that read the same in the shared spelling are one.
+    let others = splits.filter(|s| *s != first).collect();
+    Some((first, others))
 }
 
 /// Moves `from` to `to` in an object input (not over a value already there).
@@ -513,11 +515,11 @@ mod tests {
 
     #[test]
     fn mcp_names_split_at_every_separator() {
-        let (first, others) = mcp_splits("my-server-delete_file", '-').unwrap();
+        let (first, others) = mcp_splits("my-server-delete_file", "-").unwrap();
         assert_eq!(first, "mcp__my__server-delete_file");
         assert_eq!(others, ["mcp__my-server__delete_file"]);
-        assert!(mcp_splits("view", '-').is_none());
-        assert!(mcp_splits("-x", '-').is_none());
+        assert!(mcp_splits("view", "-").is_none());
+        assert!(mcp_splits("-x", "-").is_none());
     }
 
     #[test]

@@ -113,7 +113,7 @@ impl Dialect for Opencode {
         if native.tool.is_none()
             && let Some(name) = input.tool_name.clone()
             && !TOOLS.iter().any(|(own, _)| *own == name)
-            && let Some((first, others)) = crate::dialect::mcp_splits(&name, '_')
+            && let Some((first, others)) = crate::dialect::mcp_splits(&name, "_")
         {
             input.tool_name = Some(first);
             native.tool = Some(name);

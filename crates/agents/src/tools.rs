@@ -72,18 +72,14 @@ pub fn tool_paths(input: &Value) -> Vec<String> {
 /// JavaScript parser trims it (opencode's), which also drops a byte-order
 /// mark (U+FEFF) that Rust's `trim` keeps: both are judged.
 pub fn patch_paths(patch: &str) -> Vec<String> {
-    let js_trim = |t: &str| -> String {
-        t.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
-            .to_owned()
-    };
-    let mut paths = Vec::new();
+    let mut paths: Vec<String> = Vec::new();
     for line in patch.lines() {
-        for line in [line.trim().to_owned(), js_trim(line)] {
+        for line in [line.trim(), js_trim(line)] {
             for header in PATCH_HEADERS {
                 if let Some(path) = line.strip_prefix(header) {
-                    for path in [path.trim().to_owned(), js_trim(path)] {
-                        if !path.is_empty() && !paths.contains(&path) {
-                            paths.push(path);
+                    for path in [path.trim(), js_trim(path)] {
+                        if !path.is_empty() && !paths.iter().any(|p| p == path) {
+                            paths.push(path.to_owned());
                         }
                     }
                 }
@@ -91,6 +87,13 @@ pub fn patch_paths(patch: &str) -> Vec<String> {
         }
     }
     paths
+}
+
+/// `text` without what JavaScript's `trim` removes at either end (Rust's
+/// `trim`, and U+FEFF, which it keeps): how the agents written in
+/// JavaScript (opencode, Cline CLI) read a patch's paths.
+pub(crate) fn js_trim(text: &str) -> &str {
+    text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
 }
 
 /// `%XX` sequences decoded (others kept as written): `file://` URIs in MCP
@@ -145,6 +148,7 @@ mod tests {
         // A line that starts with a byte-order mark is a header to JavaScript.
         let paths = patch_paths("\u{feff}*** Delete File: a.txt");
         assert_eq!(paths, ["a.txt"]);
+        assert_eq!(js_trim("\u{3000} a \u{feff}"), "a");
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! value several ways, every way is judged; a shape not known here is
 //! refused when anything is restricted.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
+
+use agentctx_types::normalize_lexically;
 
 use serde_json::Value;
 
@@ -17,14 +19,6 @@ const ENTRY_KEYS: [&str; 3] = ["path", "file_path", "filePath"];
 
 /// The keys of a line range.
 const RANGE_KEYS: [&str; 2] = ["start_line", "end_line"];
-
-/// The headers of a patch that name a file (`*** Move to:` the new name).
-const PATCH_HEADERS: [&str; 4] = [
-    "*** Add File:",
-    "*** Update File:",
-    "*** Delete File:",
-    "*** Move to:",
-];
 
 /// Every file a `read_files` input may name, whichever of its shapes
 /// Cline takes it as: a path string, a list, an entry object (`path`,
@@ -209,8 +203,8 @@ pub(super) fn opened_files(paths: &[String], base: Option<&Path>) -> Result<Vec<
     let mut opened = Vec::with_capacity(paths.len());
     for path in paths {
         let absolute = match base {
-            _ if Path::new(path).is_absolute() => lexical(Path::new(path)),
-            Some(base) => lexical(&base.join(path)),
+            _ if Path::new(path).is_absolute() => normalize_lexically(Path::new(path)),
+            Some(base) => normalize_lexically(&base.join(path)),
             None => {
                 return Err(format!(
                     "`{path}` is relative, and Cline reads it from the folder it was started in, which this call does not name: give the absolute path"
@@ -226,53 +220,6 @@ pub(super) fn opened_files(paths: &[String], base: Option<&Path>) -> Result<Vec<
         opened.push(absolute.to_string_lossy().into_owned());
     }
     Ok(opened)
-}
-
-/// `path` normalised by its words, as Node's `path.normalize` does: `.`
-/// dropped, `..` takes the name before it away (never above `/`).
-pub(super) fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if out.file_name().is_some() {
-                    out.pop();
-                } else if !out.has_root() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// The files an `apply_patch` input names, read as Cline's patch parser
-/// reads them: its lines split at `\n` (a `\r` before it dropped), with or
-/// without the `*** Begin Patch` and `*** End Patch` lines (Cline adds them
-/// when both are missing), each header's path trimmed as JavaScript trims
-/// (U+FEFF and every Unicode space). A header is also read after leading
-/// spaces, which Cline would refuse: a superset.
-pub(super) fn patch_files(patch: &str) -> Vec<String> {
-    let mut paths = Vec::new();
-    for line in patch.split('\n') {
-        let line = js_trim(line.strip_suffix('\r').unwrap_or(line));
-        for header in PATCH_HEADERS {
-            if let Some(path) = line.strip_prefix(header) {
-                let path = js_trim(path);
-                if !path.is_empty() && !paths.iter().any(|p| p == path) {
-                    paths.push(path.to_owned());
-                }
-            }
-        }
-    }
-    paths
-}
-
-/// `text` without what JavaScript's `trim` removes at either end.
-pub(super) fn js_trim(text: &str) -> &str {
-    text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
 }
 
 /// The queries of a `search_codebase` input (`{queries: [..] | ".."}`,
@@ -429,19 +376,24 @@ mod tests {
         // A missing file: Cline would look for a similar name.
         let err = opened_files(&["secret\u{a0}key".to_owned()], Some(dir.path())).unwrap_err();
         assert!(err.contains("does not exist"), "{err}");
-        assert_eq!(lexical(Path::new("/a/b/../c/./d")), Path::new("/a/c/d"));
-        assert_eq!(lexical(Path::new("/../a")), Path::new("/a"));
+        // Normalised by its words, as Node's `path.normalize` does.
+        assert_eq!(
+            normalize_lexically(Path::new("/a/b/../c/./d")),
+            Path::new("/a/c/d")
+        );
+        assert_eq!(normalize_lexically(Path::new("/../a")), Path::new("/a"));
     }
 
     #[test]
     fn patch_paths_are_read_with_or_without_the_envelope_and_trimmed_as_javascript_does() {
+        // Cline's patches are read by the shared reader (`patch_paths`).
+        let read = |patch: &str| crate::patch_paths(patch);
         let bare = "*** Add File: .cline/plugins/evil.js\n+x\n";
-        assert_eq!(patch_files(bare), [".cline/plugins/evil.js"]);
+        assert!(read(bare).contains(&".cline/plugins/evil.js".to_owned()));
         let bom = "*** Begin Patch\r\n*** Add File: \u{feff}.clinerules/hooks/PreToolUse\r\n+x\r\n*** End Patch";
-        assert_eq!(patch_files(bom), [".clinerules/hooks/PreToolUse"]);
+        assert!(read(bom).contains(&".clinerules/hooks/PreToolUse".to_owned()));
         let moved = "*** Update File: secrets/key\n*** Move to: leaked.txt\n@@\n-a\n+b\n";
-        assert_eq!(patch_files(moved), ["secrets/key", "leaked.txt"]);
-        assert_eq!(js_trim("\u{3000} a \u{feff}"), "a");
+        assert_eq!(read(moved), ["secrets/key", "leaked.txt"]);
     }
 
     #[test]

@@ -87,7 +87,7 @@ impl Dialect for Cline {
         rename_tool(input, &TOOLS, &mut native);
         if native.tool.is_none()
             && let Some(name) = input.tool_name.clone()
-            && let Some((first, others)) = mcp_splits(&name)
+            && let Some((first, others)) = crate::dialect::mcp_splits(&name, "__")
         {
             input.tool_name = Some(first);
             native.tool = Some(name);
@@ -100,7 +100,7 @@ impl Dialect for Cline {
         // Where Cline's other file tools and its shell start: the session's.
         let session = input.cwd.as_deref().map(PathBuf::from);
         let absolute = |path: &str| match &session {
-            Some(dir) => inputs::lexical(&dir.join(path))
+            Some(dir) => agentctx_types::normalize_lexically(&dir.join(path))
                 .to_string_lossy()
                 .into_owned(),
             None => path.to_owned(),
@@ -151,7 +151,7 @@ impl Dialect for Cline {
                     .as_ref()
                     .and_then(|i| i.get("input").or(Some(i)))
                     .and_then(Value::as_str)
-                    .map(inputs::patch_files);
+                    .map(crate::patch_paths);
                 match patch {
                     Some(files) => {
                         let files: Vec<String> = files.iter().map(|f| absolute(f)).collect();
@@ -369,18 +369,6 @@ fn read_common(input: &mut HookInput) {
     }
 }
 
-/// An MCP tool, `<server>__<tool>` (Cline's own tools have single `_`s):
-/// the first split as its shared name, every other as an alias.
-fn mcp_splits(name: &str) -> Option<(String, Vec<String>)> {
-    let mut splits = name
-        .match_indices("__")
-        .filter(|(at, _)| *at > 0 && *at + 2 < name.len())
-        .map(|(at, _)| format!("mcp__{}__{}", &name[..at], &name[at + 2..]));
-    let first = splits.next()?;
-    let others = splits.filter(|s| *s != first).collect();
-    Some((first, others))
-}
-
 /// A sub-agent's (or a teammate's task's) result in the shared shape: its
 /// answer (`output.text`), and the call as the sub-agent's run.
 fn agent_result(input: &mut HookInput) {
@@ -415,15 +403,15 @@ mod tests {
     #[test]
     fn mcp_tools_split_at_a_double_underscore() {
         assert_eq!(
-            mcp_splits("agentctx__context").unwrap(),
+            crate::dialect::mcp_splits("agentctx__context", "__").unwrap(),
             ("mcp__agentctx__context".to_owned(), vec![])
         );
         // Either split reads the same in the shared spelling.
-        let (first, others) = mcp_splits("a__b__c").unwrap();
+        let (first, others) = crate::dialect::mcp_splits("a__b__c", "__").unwrap();
         assert_eq!(first, "mcp__a__b__c");
         assert!(others.is_empty());
-        assert!(mcp_splits("read_files").is_none());
-        assert!(mcp_splits("__x").is_none());
+        assert!(crate::dialect::mcp_splits("read_files", "__").is_none());
+        assert!(crate::dialect::mcp_splits("__x", "__").is_none());
     }
 
     #[test]
