@@ -151,6 +151,7 @@ impl Dialect for Copilot {
                 nested_on_read: true,
                 nested_tools: &["Read"],
                 nested_below_cwd_only: false,
+                initial_cwd_only: false,
             },
             why: "Copilot CLI sends every instruction file from the root to the cwd, and those of a viewed file's folders (siblings too): the chain and their bodies are left out".to_owned(),
         })

@@ -89,13 +89,6 @@ pub trait Dialect: Sync {
     /// none (agentctx gives the bodies).
     fn loader(&self, facts: &LoaderFacts<'_>) -> Option<LoaderDecision>;
 
-    /// Its loader gives the model the AGENTS.md of the folder the session
-    /// starts in, and no other (Cline CLI's rules): the chain agentctx
-    /// gives stops above that folder.
-    fn loads_cwd_agents_md(&self) -> bool {
-        false
-    }
-
     /// A `PostToolUse` of its sub-agent tool (shared name `Agent`) is where
     /// a sub-agent's output is captured: Claude Code's foreground `Task`,
     /// and the agents with no sub-agent stop event. Agents whose

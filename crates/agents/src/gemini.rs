@@ -230,6 +230,7 @@ impl Dialect for Gemini {
                     &[]
                 },
                 nested_below_cwd_only: false,
+                initial_cwd_only: false,
             },
             why,
         })

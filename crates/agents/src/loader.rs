@@ -36,6 +36,9 @@ pub struct BuiltinLoader {
     /// It gives only those below the cwd (opencode): a sibling's or one
     /// above is still agentctx's to report.
     pub nested_below_cwd_only: bool,
+    /// At start it gives only the cwd's own AGENTS.md (Cline CLI's rules):
+    /// the chain above the cwd is agentctx's to give.
+    pub initial_cwd_only: bool,
 }
 
 /// [`BuiltinLoader`] and why, for the hook's log.
@@ -184,6 +187,7 @@ pub(crate) fn claude_loader(facts: &crate::dialect::LoaderFacts<'_>) -> LoaderDe
                 nested_on_read: true,
                 nested_tools: &["Read"],
                 nested_below_cwd_only: false,
+                initial_cwd_only: false,
             },
             why: "claude_code.agents_md: builtin: Claude Code gives the AGENTS.md bodies"
                 .to_owned(),
@@ -235,6 +239,7 @@ fn claude_auto(
             nested_on_read: nested,
             nested_tools: if nested { &["Read"] } else { &[] },
             nested_below_cwd_only: false,
+            initial_cwd_only: false,
         },
         why,
     }
@@ -361,6 +366,7 @@ mod tests {
                 nested_on_read: true,
                 nested_tools: &["Read"],
                 nested_below_cwd_only: false,
+                initial_cwd_only: false,
             }
         );
     }

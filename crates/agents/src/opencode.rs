@@ -165,6 +165,7 @@ impl Dialect for Opencode {
                 nested_on_read: true,
                 nested_tools: &["Read"],
                 nested_below_cwd_only: true,
+                initial_cwd_only: false,
             },
             why: "opencode loads AGENTS.md from the cwd up to the root itself, and after a read those below the cwd (never a sibling's): those are left out".to_owned(),
         })

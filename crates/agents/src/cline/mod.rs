@@ -212,13 +212,10 @@ impl Dialect for Cline {
                 nested_on_read: false,
                 nested_tools: &[],
                 nested_below_cwd_only: false,
+                initial_cwd_only: true,
             },
             why: "Cline CLI puts only the cwd's AGENTS.md into its rules, never one above it or below it: agentctx gives the chain above the cwd and reports the others".to_owned(),
         })
-    }
-
-    fn loads_cwd_agents_md(&self) -> bool {
-        true
     }
 
     /// It fires no prompt hook for a run's prompt; its start context is a

@@ -265,7 +265,7 @@ impl Call<'_> {
     fn chain_part(&self, loader: agentctx_agents::BuiltinLoader) -> ChainPart {
         if loader.initial {
             ChainPart::None
-        } else if self.dialect.loads_cwd_agents_md() {
+        } else if loader.initial_cwd_only {
             ChainPart::AboveCwd
         } else {
             ChainPart::Whole
