@@ -38,6 +38,13 @@ impl Dialect for Copilot {
         "copilot-hook"
     }
 
+    fn describe_config(&self, name: &str) -> Option<&'static str> {
+        Some(match name {
+            ".github/hooks" | ".github/copilot" => "Copilot CLI's repository hooks or settings",
+            _ => return None,
+        })
+    }
+
     fn start_folder_config(&self) -> &'static [&'static str] {
         // Repository hooks, which it runs, and its settings, loaded from
         // the folder a session starts in (1.0.102, measured).

@@ -69,6 +69,8 @@ impl Dialect for Opencode {
         Some(match name {
             ".opencode" => "opencode's project plugins and settings",
             "opencode.json" | "opencode.jsonc" => "opencode's config (plugins, MCP servers)",
+            // Its user folder (`~/.config/opencode`).
+            "opencode" => "opencode's user config and plugins",
             _ => return None,
         })
     }

@@ -93,10 +93,15 @@ pub fn read_only(host: &Host<'_>, rules: &Rules) -> Vec<PathBuf> {
         for (git, checkout) in repository.linked_worktrees() {
             paths.extend(GIT_ENTRIES.map(|entry| git.join(entry)));
             // A session started in the worktree (`claude --worktree`)
-            // reads its rule file, Copilot CLI its hooks.
+            // reads its rule file, an agent what it loads from a session's
+            // folder (Copilot CLI's hooks).
             let rule_files = &host.config.project_agent_rules.rule_files;
             paths.extend(rule_files.iter().map(|f| checkout.join(f)));
-            paths.push(checkout.join(".github/hooks"));
+            paths.extend(
+                crate::protect::start_folder_configs()
+                    .into_iter()
+                    .map(|folder| checkout.join(folder)),
+            );
         }
         // From a worktree the common folder is written for commits; its
         // HEAD and index are the main checkout's (a HEAD broken there makes

@@ -244,20 +244,24 @@ pub fn why_protected(
     let main = rules.main_checkout();
     if let Ok(relative) = target.strip_prefix(main) {
         let (checkout, inside) = innermost_checkout(main, relative);
-        // Copilot CLI runs `.github/hooks/` of the folder a session starts
-        // in: any of them.
+        // What an agent loads from the folder a session starts in (Copilot
+        // CLI's `.github/hooks`): any of them, in whichever folder.
         let names: Vec<String> = inside
             .components()
             .map(|c| c.as_os_str().to_string_lossy().to_lowercase())
             .collect();
-        if names
-            .windows(2)
-            .any(|pair| pair[0] == ".github" && matches!(pair[1].as_str(), "hooks" | "copilot"))
-        {
-            return Some(format!(
-                "it is Copilot CLI's repository hooks or settings ({}); the agent may not change its own rules or hooks (project_agent_rules.protect_config)",
-                target.display()
-            ));
+        for folder in start_folder_configs() {
+            let parts: Vec<String> = folder.split('/').map(str::to_lowercase).collect();
+            if names.windows(parts.len()).any(|w| w == parts.as_slice()) {
+                let what = agentctx_types::Agent::ALL
+                    .into_iter()
+                    .find_map(|agent| agentctx_agents::dialect::of(agent).describe_config(folder))
+                    .unwrap_or("an agent's settings it loads from a session's folder");
+                return Some(format!(
+                    "it is {what} ({}); the agent may not change its own rules or hooks (project_agent_rules.protect_config)",
+                    target.display()
+                ));
+            }
         }
         let names_here = protected_names(host);
         let hit = inside.components().find_map(|c| {
@@ -360,7 +364,6 @@ fn describe_short(path: &Path) -> &'static str {
         | "config.toml"
         | "hooks"
         | "mcp-config.json" => "an agent's hook settings",
-        "opencode" => "opencode's user config and plugins",
         _ if path.ends_with("agentctx") => "agentctx",
         _ => agentctx_types::Agent::ALL
             .into_iter()
