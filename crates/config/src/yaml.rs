@@ -59,7 +59,7 @@ fn problem(error: &serde_saphyr::Error, key: Option<String>, text: &str) -> Yaml
     // serde-saphyr words these for library authors; say them for the
     // person editing the file, with the value found there, and put a
     // duplicate key in the path where the tracker could only see `?`.
-    let message = match innermost(error) {
+    let message = match wording::innermost_yaml_error(error) {
         serde_saphyr::Error::DuplicateMappingKey { key: name, .. } => {
             let name = name.clone().unwrap_or_default();
             key = Some(match key.as_deref().and_then(|k| k.strip_suffix('?')) {
@@ -70,7 +70,7 @@ fn problem(error: &serde_saphyr::Error, key: Option<String>, text: &str) -> Yaml
         }
         inner => match wording::yaml_message(inner, text, line, column) {
             Some(message) => message,
-            None => wording::plain(&bare_message(error)),
+            None => wording::yaml_fallback(error),
         },
     };
     YamlProblem {
@@ -79,25 +79,4 @@ fn problem(error: &serde_saphyr::Error, key: Option<String>, text: &str) -> Yaml
         key,
         message,
     }
-}
-
-/// The error serde-saphyr reports under its snippet and alias wrappers.
-fn innermost(mut error: &serde_saphyr::Error) -> &serde_saphyr::Error {
-    loop {
-        error = match error.without_snippet() {
-            serde_saphyr::Error::AliasError { error, .. } => error,
-            other => return other,
-        };
-    }
-}
-
-/// serde-saphyr appends the position to its message; we print the position
-/// ourselves in `file:line:col` form, so strip it.
-fn bare_message(error: &serde_saphyr::Error) -> String {
-    let rendered = error.without_snippet().to_string();
-    let trimmed = match rendered.rfind(" at line ") {
-        Some(at) => &rendered[..at],
-        None => rendered.as_str(),
-    };
-    trimmed.trim().to_owned()
 }

@@ -152,23 +152,13 @@ pub fn parse(path: &Path, text: &str) -> Result<(RuleDoc, Vec<RuleFinding>), Rul
 /// (`agentctx_types::wording`, as the config's errors are worded).
 fn message_of(error: &serde_saphyr::Error, text: &str, line: u64, column: u64) -> String {
     use agentctx_types::wording;
-    let mut inner = error.without_snippet();
-    while let serde_saphyr::Error::AliasError { error, .. } = inner {
-        inner = error.without_snippet();
-    }
-    match inner {
+    match wording::innermost_yaml_error(error) {
         serde_saphyr::Error::DuplicateMappingKey { key, .. } => format!(
             "duplicate key `{}` (each key may appear once)",
             key.as_deref().unwrap_or_default()
         ),
-        inner => wording::yaml_message(inner, text, line, column).unwrap_or_else(|| {
-            let rendered = inner.to_string();
-            let bare = match rendered.rfind(" at line ") {
-                Some(at) => rendered[..at].trim(),
-                None => rendered.trim(),
-            };
-            wording::plain(bare)
-        }),
+        inner => wording::yaml_message(inner, text, line, column)
+            .unwrap_or_else(|| wording::yaml_fallback(inner)),
     }
 }
 

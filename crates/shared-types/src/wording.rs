@@ -133,6 +133,30 @@ pub fn plain(message: &str) -> String {
         .replace("missing field `", "missing key `")
 }
 
+/// The error serde-saphyr reports under its snippet and alias wrappers.
+#[cfg(feature = "yaml")]
+pub fn innermost_yaml_error(mut error: &serde_saphyr::Error) -> &serde_saphyr::Error {
+    loop {
+        error = match error.without_snippet() {
+            serde_saphyr::Error::AliasError { error, .. } => error,
+            other => return other,
+        };
+    }
+}
+
+/// serde-saphyr's own message for `error`, in [`plain`] words and without
+/// the position it appends (the caller prints `file:line:col` itself): for
+/// the errors [`yaml_message`] does not word.
+#[cfg(feature = "yaml")]
+pub fn yaml_fallback(error: &serde_saphyr::Error) -> String {
+    let rendered = error.without_snippet().to_string();
+    let bare = match rendered.rfind(" at line ") {
+        Some(at) => &rendered[..at],
+        None => rendered.as_str(),
+    };
+    plain(bare.trim())
+}
+
 /// serde-saphyr's `error` (its innermost, past aliases) in the words of the
 /// person editing the file, with the value found at `line` and `column`;
 /// `None` for an error these words do not cover (the caller says it its
