@@ -172,3 +172,15 @@ impl AgentInstall for SettingsInstall {
         Some((self.advice)(request))
     }
 }
+
+/// A JavaScript plugin's text from its `template`, each `__AGENTCTX_<NAME>__`
+/// of `values` replaced by the value as a JavaScript string literal (a JSON
+/// string is one: any path quotes safely).
+pub(super) fn fill_plugin(template: &str, values: &[(&str, &str)]) -> String {
+    let mut text = template.to_owned();
+    for (name, value) in values {
+        let literal = serde_json::to_string(value).unwrap_or_else(|_| "\"\"".to_owned());
+        text = text.replace(&format!("__AGENTCTX_{name}__"), &literal);
+    }
+    text
+}

@@ -33,8 +33,7 @@ fn plugin(program: &str, adding: bool) -> String {
     if !adding {
         return String::new();
     }
-    let quoted = serde_json::to_string(program).unwrap_or_else(|_| "\"\"".to_owned());
-    include_str!("cline_plugin.js").replace("__AGENTCTX_PROGRAM__", &quoted)
+    super::agent::fill_plugin(include_str!("cline_plugin.js"), &[("PROGRAM", program)])
 }
 
 /// Cline CLI's install.

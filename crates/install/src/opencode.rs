@@ -61,10 +61,10 @@ pub(super) fn plugin(program: &str, shell: &Path, adding: bool) -> String {
     if !adding {
         return String::new();
     }
-    let quote = |text: &str| serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned());
-    include_str!("opencode_plugin.js")
-        .replace("__AGENTCTX_PROGRAM__", &quote(program))
-        .replace("__AGENTCTX_SHELL__", &quote(&shell.to_string_lossy()))
+    super::agent::fill_plugin(
+        include_str!("opencode_plugin.js"),
+        &[("PROGRAM", program), ("SHELL", &shell.to_string_lossy())],
+    )
 }
 
 /// The shell's text; empty when uninstalling.
