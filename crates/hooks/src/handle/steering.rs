@@ -33,8 +33,14 @@ const STEERING: [&str; 9] = [
 /// for the ones a shell runs or the loader loads, inside a temporary folder
 /// anyone may write).
 pub(super) fn steered(env: &Environment, root: &Path) -> Option<String> {
+    // Where the project holds the home (a session started there, a scratch
+    // folder holding one), the agents' settings in the home (`~/.codex`)
+    // cannot be told from the project's: only the code and agentctx's own
+    // variables are looked at then.
+    let home_in_project = env.home().is_some_and(|home| under(&home, root));
     let agents = agentctx_types::Agent::ALL
         .into_iter()
+        .filter(|_| !home_in_project)
         .flat_map(|agent| agentctx_agents::dialect::of(agent).settings_vars());
     for name in STEERING.iter().chain(agents).copied() {
         let Some(value) = env.get(name).filter(|v| !v.is_empty()) else {
@@ -106,6 +112,19 @@ mod tests {
                 "{var}"
             );
         }
+        // A project that holds the home: an agent's folder there is the
+        // user's (the end-to-end suite's scratch folder holds both).
+        let holder = Path::new("/work/scratch");
+        let codex = env(&[
+            ("HOME", "/work/scratch/home"),
+            ("CODEX_HOME", "/work/scratch/codex-home"),
+        ]);
+        assert!(steered(&codex, holder).is_none());
+        let bash_env = env(&[
+            ("HOME", "/work/scratch/home"),
+            ("BASH_ENV", "/work/scratch/x"),
+        ]);
+        assert!(steered(&bash_env, holder).is_some());
         // A CI home in /tmp, the user's own settings: not the project's.
         assert!(steered(&env(&[("XDG_CONFIG_HOME", "/tmp/home/.config")]), root).is_none());
         assert!(steered(&env(&[("BASH_ENV", "/home/me/.bashenv")]), root).is_none());
