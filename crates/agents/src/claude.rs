@@ -63,6 +63,37 @@ impl Dialect for Claude {
             .unwrap_or_default()
     }
 
+    fn run_needs(&self, env: &agentctx_config::Environment) -> crate::RunNeeds {
+        // `~/.claude.json` (and its backups beside it) hold its state;
+        // with `CLAUDE_CONFIG_DIR` it is inside that folder.
+        let folder = self.user_folder(env);
+        let mut writable: Vec<std::path::PathBuf> = folder.iter().cloned().collect();
+        if env.get("CLAUDE_CONFIG_DIR").is_none()
+            && let Some(home) = env.home()
+        {
+            writable.push(home.join(".claude.json"));
+        }
+        crate::RunNeeds {
+            writable,
+            read_only: Vec::new(),
+            project: &[],
+            hosts: &[
+                "api.anthropic.com",
+                "statsig.anthropic.com",
+                "console.anthropic.com",
+                "platform.claude.com",
+                "claude.ai",
+                "mcp-proxy.anthropic.com",
+            ],
+            base_url_vars: &["ANTHROPIC_BASE_URL"],
+            key_vars: &[
+                "ANTHROPIC_API_KEY",
+                "ANTHROPIC_AUTH_TOKEN",
+                "CLAUDE_CODE_OAUTH_TOKEN",
+            ],
+        }
+    }
+
     fn user_folder(&self, env: &agentctx_config::Environment) -> Option<std::path::PathBuf> {
         crate::claude_user_settings(env).and_then(|s| s.parent().map(std::path::Path::to_path_buf))
     }

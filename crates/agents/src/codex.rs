@@ -43,6 +43,17 @@ impl Dialect for Codex {
             .unwrap_or_default()
     }
 
+    fn run_needs(&self, env: &agentctx_config::Environment) -> crate::RunNeeds {
+        crate::RunNeeds {
+            writable: env.codex_home().into_iter().collect(),
+            read_only: Vec::new(),
+            project: &[],
+            hosts: &["api.openai.com", "chatgpt.com", "auth.openai.com"],
+            base_url_vars: &["OPENAI_BASE_URL"],
+            key_vars: &["OPENAI_API_KEY", "CODEX_API_KEY"],
+        }
+    }
+
     fn user_folder(&self, env: &agentctx_config::Environment) -> Option<std::path::PathBuf> {
         env.codex_home()
     }

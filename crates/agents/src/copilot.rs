@@ -51,6 +51,27 @@ impl Dialect for Copilot {
         &[".github/hooks", ".github/copilot"]
     }
 
+    fn run_needs(&self, env: &agentctx_config::Environment) -> crate::RunNeeds {
+        crate::RunNeeds {
+            writable: copilot_home(env).into_iter().collect(),
+            read_only: Vec::new(),
+            project: &[],
+            hosts: &[
+                "api.githubcopilot.com",
+                "*.githubcopilot.com",
+                "api.github.com",
+                "github.com",
+            ],
+            base_url_vars: &["COPILOT_PROVIDER_BASE_URL"],
+            key_vars: &[
+                "COPILOT_GITHUB_TOKEN",
+                "GH_TOKEN",
+                "GITHUB_TOKEN",
+                "COPILOT_PROVIDER_API_KEY",
+            ],
+        }
+    }
+
     fn user_settings(&self, env: &agentctx_config::Environment) -> Option<std::path::PathBuf> {
         copilot_home(env).map(|dir| dir.join("settings.json"))
     }

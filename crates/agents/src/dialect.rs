@@ -226,6 +226,12 @@ pub trait Dialect: Sync {
         None
     }
 
+    /// What it needs under `agentctx run`: where it writes, the hosts it
+    /// reaches, its model API's and credentials' variables.
+    fn run_needs(&self, _env: &Environment) -> crate::RunNeeds {
+        crate::RunNeeds::default()
+    }
+
     /// The agent's own folder of project settings, made where missing so
     /// the sandbox can keep it read-only (an empty folder is invisible to
     /// git); `None` when it has none of its own.

@@ -75,6 +75,27 @@ impl Dialect for Gemini {
         Some((".gemini", "gemini"))
     }
 
+    fn run_needs(&self, env: &agentctx_config::Environment) -> crate::RunNeeds {
+        crate::RunNeeds {
+            writable: self
+                .user_settings(env)
+                .and_then(|s| s.parent().map(std::path::Path::to_path_buf))
+                .into_iter()
+                .collect(),
+            read_only: Vec::new(),
+            project: &[],
+            hosts: &[
+                "generativelanguage.googleapis.com",
+                "cloudcode-pa.googleapis.com",
+                "oauth2.googleapis.com",
+                "accounts.google.com",
+                "www.googleapis.com",
+            ],
+            base_url_vars: &["GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"],
+            key_vars: &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+        }
+    }
+
     fn user_settings(&self, env: &agentctx_config::Environment) -> Option<std::path::PathBuf> {
         let base = env
             .get("GEMINI_CLI_HOME")

@@ -38,6 +38,7 @@ mod gemini;
 mod loader;
 mod opencode;
 mod qwen;
+mod run;
 mod tools;
 
 pub use codex::CODEX_PROFILE;
@@ -46,6 +47,7 @@ pub use loader::{
     BuiltinLoader, CLAUDE_LOADER_SINCE, CLAUDE_PLUGIN, ClaudeRelease, LoaderDecision,
     ReleaseSource, builtin_loader, claude_user_settings,
 };
+pub use run::RunNeeds;
 pub use tools::{collect_strings, normalize_tool, patch_paths, percent_decode, tool_paths};
 
 /// `X.Y.Z` at the start of a version text (`2.1.330 (Claude Code)`).

@@ -56,6 +56,28 @@ const RESOURCE_TOOLS: [&str; 3] = [
     "list_mcp_resource_templates",
 ];
 
+/// What in its config folders (`~/.config/opencode`, `.opencode`)
+/// configures it, its plugins and their packages: read-only under
+/// `agentctx run`, where the rest of those folders is writable.
+const CONFIG_ENTRIES: [&str; 16] = [
+    "opencode.json",
+    "opencode.jsonc",
+    "config.json",
+    "AGENTS.md",
+    "plugin",
+    "plugins",
+    "agent",
+    "agents",
+    "command",
+    "commands",
+    "mode",
+    "modes",
+    "tool",
+    "tools",
+    "themes",
+    "node_modules",
+];
+
 impl Dialect for Opencode {
     fn settings_vars(&self) -> &'static [&'static str] {
         &["OPENCODE_CONFIG"]
@@ -84,6 +106,49 @@ impl Dialect for Opencode {
 
     fn project_settings_folder(&self) -> Option<&'static str> {
         Some(".opencode")
+    }
+
+    fn run_needs(&self, env: &Environment) -> crate::RunNeeds {
+        // Its data, state and cache folders (XDG), and its config folder,
+        // where it writes `.gitignore`, `package.json` and installs its
+        // plugin package at start (measured with 1.14.25); what in it
+        // configures it, its plugins and their packages stays read-only.
+        let config = env
+            .xdg_dir("XDG_CONFIG_HOME", ".config")
+            .map(|d| d.join("opencode"));
+        let mut writable: Vec<PathBuf> = [
+            ("XDG_DATA_HOME", ".local/share"),
+            ("XDG_STATE_HOME", ".local/state"),
+            ("XDG_CACHE_HOME", ".cache"),
+        ]
+        .into_iter()
+        .filter_map(|(var, default)| env.xdg_dir(var, default).map(|d| d.join("opencode")))
+        .collect();
+        writable.extend(config.clone());
+        let read_only = config
+            .map(|dir| CONFIG_ENTRIES.map(|name| dir.join(name)).to_vec())
+            .unwrap_or_default();
+        crate::RunNeeds {
+            writable,
+            read_only,
+            project: &[(".opencode", &CONFIG_ENTRIES)],
+            hosts: &[
+                "models.dev",
+                "opencode.ai",
+                "api.anthropic.com",
+                "api.openai.com",
+                "openrouter.ai",
+                "generativelanguage.googleapis.com",
+            ],
+            base_url_vars: &["ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"],
+            key_vars: &[
+                "ANTHROPIC_API_KEY",
+                "OPENAI_API_KEY",
+                "OPENROUTER_API_KEY",
+                "GEMINI_API_KEY",
+                "GOOGLE_GENERATIVE_AI_API_KEY",
+            ],
+        }
     }
 
     fn user_config_paths(&self, env: &Environment) -> Vec<PathBuf> {

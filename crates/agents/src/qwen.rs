@@ -62,6 +62,22 @@ impl Dialect for Qwen {
         Some((".qwen", "qwen"))
     }
 
+    fn run_needs(&self, env: &agentctx_config::Environment) -> crate::RunNeeds {
+        crate::RunNeeds {
+            writable: env.home().map(|h| h.join(".qwen")).into_iter().collect(),
+            read_only: Vec::new(),
+            project: &[],
+            hosts: &[
+                "dashscope.aliyuncs.com",
+                "dashscope-intl.aliyuncs.com",
+                "chat.qwen.ai",
+                "portal.qwen.ai",
+            ],
+            base_url_vars: &["OPENAI_BASE_URL"],
+            key_vars: &["OPENAI_API_KEY", "DASHSCOPE_API_KEY"],
+        }
+    }
+
     fn user_settings(&self, env: &agentctx_config::Environment) -> Option<std::path::PathBuf> {
         env.home().map(|home| home.join(".qwen/settings.json"))
     }

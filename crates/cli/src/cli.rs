@@ -87,6 +87,10 @@ pub enum Command {
     /// Run a shell command in a session's sandbox (the hook rewrites the
     /// agents' shell commands to this); exits with the command's status.
     Exec(ExecArgs),
+    /// Start an agent inside the sandbox built from its project's rules:
+    /// its own tools, MCP servers and commands under the kernel's masks,
+    /// its network through the rules' proxy (`agentctx run -- claude`).
+    Run(RunArgs),
     /// Serve the context, rules checks, file list and memory as MCP tools over stdio.
     Mcp(McpArgs),
 }
@@ -499,6 +503,22 @@ pub struct ExecArgs {
     /// program and its arguments).
     #[arg(last = true, required = true)]
     pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Whose profile applies (its folders, hosts and credentials); by
+    /// default the program's name (claude, codex, gemini, copilot,
+    /// opencode, qwen, cline).
+    #[arg(long, value_parser = one_of::<Agent>(agent_names()))]
+    pub agent: Option<Agent>,
+    /// A host the agent and its commands may also reach in this run
+    /// (`example.com`, `*.example.com`, `localhost:3000`); repeatable.
+    #[arg(long = "allow", value_name = "HOST")]
+    pub allow: Vec<String>,
+    /// The agent and its arguments.
+    #[arg(last = true, required = true)]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 #[derive(Debug, Args)]

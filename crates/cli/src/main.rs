@@ -157,6 +157,7 @@ fn run(cli: Cli, env: Environment, out: &mut dyn Write) -> anyhow::Result<Outcom
         Command::Config(args) => commands::config::run(&inv, args, out),
         Command::Schema(args) => commands::schema::run(&inv, args, out),
         Command::Exec(args) => commands::exec::run(&inv, args),
+        Command::Run(args) => commands::run::run(&inv, args),
         Command::Mcp(args) => commands::mcp::run(&inv, args),
     }
 }

@@ -58,7 +58,7 @@ pub enum ConfigError {
     /// a session recalls, and where captures go, are the user's choice,
     /// not the repository's.
     #[error(
-        "{path}: {key} can be set only in the user config ($XDG_CONFIG_HOME/agentctx/config.yaml) or the environment: a repository must not choose whose memory its sessions read or where captures go"
+        "{path}: {key} can be set only in the user config ($XDG_CONFIG_HOME/agentctx/config.yaml) or the environment: a repository must not choose whose memory its sessions read, where captures go, where its network names lead or which of the user's secrets its commands get"
     )]
     UserOnly {
         /// The project file.

@@ -309,7 +309,9 @@ fn parse_file(path: &Path, text: &str, origin: &ConfigOrigin) -> Result<Vec<Leaf
 /// Keys a project file may not set (`ConfigError::UserOnly`): which
 /// memory a session recalls and where its captures and events go are the
 /// user's choice (a repository that named the memory folder would have its
-/// own files recalled, and the user's captures written into it).
+/// own files recalled, and the user's captures written into it), and so
+/// are the addresses the network proxy gives names and the secrets passed
+/// on to sandboxed commands.
 const USER_ONLY_KEYS: &[&str] = &[
     "agentmem.identities",
     "agentmem.recall.also",
@@ -318,6 +320,8 @@ const USER_ONLY_KEYS: &[&str] = &[
     "agentmem.codex_sessions_dir",
     "agentmem.store",
     "agentmem.store_password_file",
+    "project_agent_rules.network_hosts",
+    "project_agent_rules.pass_env",
 ];
 
 /// The user-only key `leaf` sets when it comes from a project file.

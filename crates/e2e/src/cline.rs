@@ -75,6 +75,6 @@ impl Sandbox {
             .arg(cwd)
             .arg(prompt)
             .current_dir(cwd);
-        run(cmd)
+        self.launch(cmd)
     }
 }

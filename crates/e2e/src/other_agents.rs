@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::sandbox::{AgentRun, Sandbox, agents_dir, run};
+use crate::sandbox::{AgentRun, Sandbox, agents_dir};
 
 /// A CLI `scripts/e2e` installed under `<agents>/other/` (`opencode`,
 /// `copilot`). Panics with what to run when it is missing.
@@ -88,7 +88,7 @@ impl Sandbox {
             .args(["run", "--print-logs", "--format", "json", "--auto", prompt])
             .current_dir(cwd)
             .stdin(Stdio::null());
-        run(cmd)
+        self.launch(cmd)
     }
 
     /// `copilot -p PROMPT` in `cwd`, offline, against the mock's Chat
@@ -113,7 +113,7 @@ impl Sandbox {
             .args(extra)
             .current_dir(cwd)
             .stdin(Stdio::null());
-        run(cmd)
+        self.launch(cmd)
     }
 
     /// Writes Gemini CLI's user settings (`~/.gemini/settings.json`) for
@@ -163,7 +163,7 @@ impl Sandbox {
             .args(["--output-format", "stream-json"])
             .current_dir(cwd)
             .stdin(Stdio::null());
-        run(cmd)
+        self.launch(cmd)
     }
 
     /// Writes Qwen Code's user settings (`~/.qwen/settings.json`): the
@@ -205,7 +205,7 @@ impl Sandbox {
             ])
             .current_dir(cwd)
             .stdin(Stdio::null());
-        run(cmd)
+        self.launch(cmd)
     }
 }
 

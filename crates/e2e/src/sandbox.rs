@@ -107,9 +107,15 @@ pub fn e2e_bin(name: &str) -> PathBuf {
     bin
 }
 
+/// How agents start under `agentctx run`: the agent's name, hosts
+/// allowed, variables added.
+type UnderRun = (String, Vec<String>, Vec<(String, String)>);
+
 /// A scratch HOME and a git project in a temporary folder.
 pub struct Sandbox {
     dir: tempfile::TempDir,
+    /// Agents start under `agentctx run --agent AGENT --allow HOST...`.
+    under_run: std::cell::RefCell<Option<UnderRun>>,
     /// `$HOME` for the agent.
     pub home: PathBuf,
     /// The project root (canonical).
@@ -159,7 +165,12 @@ impl Sandbox {
             .status()
             .expect("git is installed (scripts/e2e installs it)");
         assert!(git.success());
-        Self { dir, home, root }
+        Self {
+            dir,
+            under_run: std::cell::RefCell::new(None),
+            home,
+            root,
+        }
     }
 
     /// The sandbox folder.
@@ -208,6 +219,49 @@ impl Sandbox {
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .env("LANG", "C.UTF-8")
             .env("TERM", "dumb");
+    }
+
+    /// From now on every agent this sandbox starts runs under `agentctx
+    /// run --agent AGENT`, with `allow` allowed besides its profile's
+    /// hosts (the mock's `127.0.0.1:PORT` where its URL is not in a
+    /// variable the profile names) and `env` added to its environment.
+    pub fn under_run(&self, agent: &str, allow: &[&str], env: &[(&str, &str)]) {
+        *self.under_run.borrow_mut() = Some((
+            agent.to_owned(),
+            allow.iter().map(|a| (*a).to_owned()).collect(),
+            env.iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        ));
+    }
+
+    /// Runs `cmd` (an agent), under `agentctx run` when asked.
+    pub(crate) fn launch(&self, cmd: Command) -> AgentRun {
+        let Some((agent, allow, env)) = self.under_run.borrow().clone() else {
+            return run(cmd);
+        };
+        let mut wrapped = Command::new(agentctx_bin());
+        wrapped.env_clear();
+        for (key, value) in cmd.get_envs() {
+            match value {
+                Some(value) => wrapped.env(key, value),
+                None => wrapped.env_remove(key),
+            };
+        }
+        wrapped.envs(env);
+        wrapped.args(["run", "--agent", &agent]);
+        for host in &allow {
+            wrapped.args(["--allow", host]);
+        }
+        wrapped
+            .arg("--")
+            .arg(cmd.get_program())
+            .args(cmd.get_args());
+        if let Some(dir) = cmd.get_current_dir() {
+            wrapped.current_dir(dir);
+        }
+        wrapped.stdin(Stdio::null());
+        run(wrapped)
     }
 
     /// `agentctx ARGS` in `cwd` with this sandbox's HOME.
@@ -339,7 +393,7 @@ impl Sandbox {
                 .arg(self.path().join("claude-debug.log"));
         }
         cmd.args(extra).current_dir(cwd).stdin(Stdio::null());
-        run(cmd)
+        self.launch(cmd)
     }
 }
 
@@ -396,7 +450,7 @@ impl Sandbox {
             .arg(prompt)
             .current_dir(cwd)
             .stdin(Stdio::null());
-        run(cmd)
+        self.launch(cmd)
     }
 
     /// Claude Code's own timing of every run of agentctx's hook, in

@@ -21,6 +21,10 @@
 #![deny(missing_docs)]
 
 mod aside;
+pub mod net;
+mod run;
+
+pub use run::{RunError, RunOutcome, RunRequest, agent_hosts, fix_for, run};
 
 pub use aside::sweep_pending;
 
@@ -152,6 +156,19 @@ pub enum ExecError {
         /// A path the rules mask that this process can reach.
         path: PathBuf,
     },
+    /// The rules confine the network, the sandbox is required, and no
+    /// network namespace can be made.
+    #[error("{cause}; and the network rules cannot be held without agentctx's sandbox")]
+    NetworkNotConfined {
+        /// Why no sandbox could be made.
+        cause: SandboxError,
+    },
+    /// The config's network rules cannot be read.
+    #[error("network rules: {0}")]
+    Network(#[source] agentctx_network::PatternError),
+    /// A `secret_env` or `pass_env` pattern cannot be read.
+    #[error(transparent)]
+    EnvPattern(agentctx_sandbox::EnvPatternError),
     /// The command cannot be started.
     #[error("cannot start {}: {source}", .program.display())]
     Spawn {
@@ -246,17 +263,63 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
     // The command reaches the shell as data, never re-quoted; the folder it
     // ends in is written on exit.
     let script = "trap 'if [ -n \"$AGENTCTX_CWD_FILE\" ]; then pwd -P >| \"$AGENTCTX_CWD_FILE\" 2>/dev/null; fi' EXIT\neval \"$AGENTCTX_COMMAND\"";
-    let usable = Bwrap::find()
-        .ok_or(SandboxError::NoBwrap)
-        .and_then(|bwrap| bwrap.with_init(init_program(host)).probe(&sandbox));
+    let policy = agentctx_guard::network::network_policy(&anchored, &rules, &[])
+        .map_err(ExecError::Network)?;
+    let secrets = net::secret_env(&anchored).map_err(ExecError::EnvPattern)?;
+    let mut network = None;
+    // Inside `agentctx run`: its sandbox already holds (the kernel is
+    // asked), so the command runs in it as it is.
+    let in_run = net::inside_run(policy.is_some()) && plan.enforced_here().is_ok();
+    let usable = if in_run {
+        Err(SandboxError::Unusable {
+            message: "inside agentctx run".to_owned(),
+        })
+    } else {
+        Bwrap::find()
+            .ok_or(SandboxError::NoBwrap)
+            .and_then(|bwrap| bwrap.with_init(init_program(host)).probe(&sandbox))
+    };
     let (mut command, mode) = match usable {
-        Ok(bwrap) => (
-            bwrap.command(&plan, &sandbox, request.cwd, shell, &["-c", script])?,
-            ExecMode::Sandboxed,
-        ),
+        Ok(bwrap) => {
+            let mut extras = agentctx_sandbox::Extras {
+                init_program: init_program(host),
+                ..Default::default()
+            };
+            if let Some(policy) = policy {
+                let started = net::Network::start(policy).map_err(|source| {
+                    ExecError::Sandbox(SandboxError::Io {
+                        path: std::env::temp_dir(),
+                        source,
+                    })
+                })?;
+                extras.relay = Some(started.relay.clone());
+                network = Some(started);
+            }
+            let mut command = bwrap.command_with(
+                &plan,
+                &sandbox,
+                request.cwd,
+                shell,
+                &["-c", script],
+                &extras,
+            )?;
+            if let Some(network) = &network {
+                network.set_env(&mut command);
+            }
+            (command, ExecMode::Sandboxed)
+        }
+        Err(_) if in_run => {
+            let mut command = std::process::Command::new(shell);
+            command.args(["-c", script]).current_dir(request.cwd);
+            (command, ExecMode::Enforced)
+        }
         // Inside another agent's sandbox, which may forbid a nested one:
         // what counts is whether the kernel here refuses what is masked.
         Err(cause) => {
+            // The rules confine the network and nothing here does.
+            if policy.is_some() && request.required && !net::only_loopback() {
+                return Err(ExecError::NetworkNotConfined { cause });
+            }
             let mode = match plan.enforced_here() {
                 Ok(()) => ExecMode::Enforced,
                 Err(path) if request.required => {
@@ -271,6 +334,9 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
             (command, mode)
         }
     };
+    // No secret of the agent's environment reaches the command (nor,
+    // through it, anything it could send).
+    net::scrub(&mut command, &secrets, &[]);
     command.env("AGENTCTX_COMMAND", request.command);
     match request.cwd_file {
         Some(file) => command.env("AGENTCTX_CWD_FILE", file),
@@ -289,6 +355,9 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
     let made = crate::aside::made_by(&watched);
     refused.extend(crate::aside::set_aside(&anchor.root, &made, &watched.links));
     let _ = std::fs::remove_file(&pending);
+    if let Some(network) = &network {
+        refused.extend(network.refusals());
+    }
     // The folder the command ended in, as its shell wrote it: a path, one
     // line (what a command writes there is only ever used as a folder).
     let cwd = request

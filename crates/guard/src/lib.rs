@@ -43,6 +43,7 @@
 
 pub mod escape;
 mod hard_links;
+pub mod network;
 mod plan;
 pub mod protect;
 mod targets;
@@ -57,8 +58,8 @@ use serde_json::Value;
 use agentctx_session::Host;
 use agentctx_shell::{Access, NamedPath, ShellWord, parse_shell};
 pub use plan::{
-    INIT_PROGRAM, PlanError, ShellRun, codex_permissions, init_program, plan_for, sandbox_optional,
-    sandbox_state, shell_run,
+    INIT_PROGRAM, PlanError, ShellRun, codex_permissions, init_program, plan_for, plan_for_run,
+    sandbox_optional, sandbox_state, shell_run,
 };
 use targets::{Target, Targets};
 
@@ -172,6 +173,28 @@ impl Guard<'_> {
         if OWN_QUESTIONS.contains(&normalized.as_str()) {
             notes.push(format!("{normalized} reads no file it names"));
             return Verdict::Allow;
+        }
+        // A URL the call fetches (WebFetch, an MCP argument): where it
+        // leads, by the network rules.
+        let urls = network::urls_in(&normalized, input);
+        if !urls.is_empty() {
+            let policy = match network::network_policy(self.host, self.rules, &[]) {
+                Ok(policy) => policy,
+                Err(error) => {
+                    return Verdict::Deny(format!(
+                        "agentctx denied this call: the network rules cannot be read ({error}); ask the user to fix them."
+                    ));
+                }
+            };
+            for url in &urls {
+                if let Err(reason) = network::judge_url(policy.as_ref(), url) {
+                    notes.push(format!("url {reason}"));
+                    return Verdict::Deny(format!(
+                        "agentctx denied this call by the network rules: {reason}. Do not try to reach it another way; ask the user to add the host to `network.allow` in the rule file if it is needed."
+                    ));
+                }
+                notes.push(format!("url {url}: allowed"));
+            }
         }
         if let Some(problem) = targets::unreadable_shape(input) {
             notes.push(format!("tool input not read: {problem}"));

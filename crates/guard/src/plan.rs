@@ -136,6 +136,52 @@ pub fn plan_for(
     Ok(Plan::build(rules, &protection, state, key)?)
 }
 
+/// What the sandbox around a whole agent (`agentctx run`) masks and
+/// protects: a shell command's plan, with the agent's own folders
+/// (`own`: its sessions, transcripts, caches) writable, the files in them
+/// that hold hooks, plugins and MCP servers (the protected paths and
+/// `own_read_only`) still read-only.
+///
+/// # Errors
+/// As [`plan_for`].
+pub fn plan_for_run(
+    host: &Host<'_>,
+    rules: &Rules,
+    own: &[PathBuf],
+    own_read_only: &[PathBuf],
+    kept: Option<(&Path, &str)>,
+) -> Result<Plan, PlanError> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let own_real: Vec<PathBuf> = own.iter().map(|p| real(p)).collect();
+    let is_own = |p: &Path| own_real.contains(&real(p));
+    let mut protection = crate::protect::protection(host, rules);
+    if host.config.project_agent_rules.protect_config {
+        // A protected folder that is the agent's own is writable; what in
+        // it holds settings stays read-only (`own_read_only`).
+        protection.paths.retain(|p| !is_own(p));
+        protection.paths.extend(own_read_only.iter().cloned());
+        protection.paths.extend(
+            user_folders(host)
+                .into_iter()
+                .filter(|folder| !is_own(folder)),
+        );
+        protection
+            .paths
+            .extend(crate::escape::read_only(host, rules));
+        protection.paths.extend(read_only_home(host, rules));
+        if rules.main_checkout() != rules.root() {
+            protection.paths.push(rules.main_checkout().to_path_buf());
+        }
+        protection.hidden = crate::escape::hidden(host);
+    } else {
+        protection = agentctx_sandbox::Protection::default();
+    }
+    protection.writable = writable(host, rules);
+    protection.writable.extend(own.iter().cloned());
+    let (state, key) = kept.map_or((None, ""), |(s, k)| (Some(s), k));
+    Ok(Plan::build(rules, &protection, state, key)?)
+}
+
 /// The folders a sandboxed command may write: the project (with the
 /// worktrees Claude Code keeps in it and their git folders, or, in such a
 /// worktree, the project's git folder), the temporary folders and

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use agentctx_types::{FileListOverrides, FilePatterns, RuleFileFormat, RuleSet};
+use agentctx_types::{FileListOverrides, FilePatterns, NetworkRules, RuleFileFormat, RuleSet};
 
 /// One list entry (a tool name or a pattern) and its line in the rule file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,6 +39,17 @@ pub struct RuleDoc {
     pub file_list: FileListOverrides,
     /// Strict mode.
     pub strict: bool,
+    /// `network`: where sandboxed commands may connect.
+    pub network: Option<NetworkDoc>,
+}
+
+/// `network` of a rule file, its entries with their lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NetworkDoc {
+    /// Hosts that may be reached.
+    pub allow: Vec<Entry>,
+    /// Hosts that may not.
+    pub deny: Vec<Entry>,
 }
 
 impl RuleDoc {
@@ -54,6 +65,10 @@ impl RuleDoc {
             exclude: entries(&rules.file_patterns.exclude),
             file_list: rules.file_list.clone(),
             strict: rules.strict,
+            network: rules.network.as_ref().map(|n| NetworkDoc {
+                allow: entries(&n.allow),
+                deny: entries(&n.deny),
+            }),
         }
     }
 
@@ -70,6 +85,10 @@ impl RuleDoc {
             },
             file_list: self.file_list.clone(),
             strict: self.strict,
+            network: self.network.as_ref().map(|n| NetworkRules {
+                allow: texts(&n.allow),
+                deny: texts(&n.deny),
+            }),
         }
     }
 }

@@ -321,6 +321,7 @@ impl Rules {
             || self.doc.include.is_some()
             || !self.doc.exclude.is_empty()
             || self.doc.strict
+            || self.doc.network.is_some()
     }
 
     /// The project root the rules apply to.

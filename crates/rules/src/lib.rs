@@ -44,7 +44,7 @@ mod source;
 mod tools;
 mod yaml;
 
-pub use doc::{Entry, ParsedRuleFile, RuleDoc};
+pub use doc::{Entry, NetworkDoc, ParsedRuleFile, RuleDoc};
 pub use engine::{DefaultRulesError, FileChecker, Rules, counterparts};
 pub use error::RuleFileError;
 pub use lint::lint;

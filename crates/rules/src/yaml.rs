@@ -9,7 +9,7 @@ use serde_saphyr::Spanned;
 
 use agentctx_types::RuleFinding;
 
-use crate::doc::{Entry, RuleDoc};
+use crate::doc::{Entry, NetworkDoc, RuleDoc};
 use crate::error::RuleFileError;
 
 #[derive(Deserialize, Default)]
@@ -21,6 +21,14 @@ struct YamlRules {
     file_patterns: YamlPatterns,
     file_list: YamlFileList,
     strict: bool,
+    network: Option<YamlNetwork>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct YamlNetwork {
+    allow: Vec<Spanned<String>>,
+    deny: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -50,6 +58,14 @@ struct KnownKeys {
     file_patterns: Option<KnownPatternKeys>,
     file_list: Option<KnownFileListKeys>,
     strict: Option<IgnoredAny>,
+    network: Option<KnownNetworkKeys>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code, reason = "fields exist so that serde knows the keys")]
+struct KnownNetworkKeys {
+    allow: Option<IgnoredAny>,
+    deny: Option<IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -130,6 +146,26 @@ pub fn parse(path: &Path, text: &str) -> Result<(RuleDoc, Vec<RuleFinding>), Rul
         })
         .collect();
 
+    // A host pattern that names nothing is an error at its line: an allow
+    // list that silently does not apply is worse than none.
+    let network = parsed.network.map(|n| NetworkDoc {
+        allow: entries(n.allow),
+        deny: entries(n.deny),
+    });
+    if let Some(network) = &network
+        && let Some((entry, error)) = network.allow.iter().chain(&network.deny).find_map(|e| {
+            agentctx_network::HostRule::parse(&e.text)
+                .err()
+                .map(|err| (e, err))
+        })
+    {
+        return Err(RuleFileError {
+            path: path.to_path_buf(),
+            line: entry.line,
+            column: None,
+            message: error.to_string(),
+        });
+    }
     let doc = RuleDoc {
         system_prompt_extension: parsed.system_prompt_extension,
         allowed_tools: parsed.allowed_tools.map(entries),
@@ -143,6 +179,7 @@ pub fn parse(path: &Path, text: &str) -> Result<(RuleDoc, Vec<RuleFinding>), Rul
             format: parsed.file_list.format,
         },
         strict: parsed.strict,
+        network,
     };
     Ok((doc, warnings))
 }

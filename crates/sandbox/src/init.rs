@@ -58,6 +58,9 @@ pub enum InitError {
         #[source]
         source: std::io::Error,
     },
+    /// The network namespace's relay cannot listen.
+    #[error("cannot start the network relay: {0}")]
+    Relay(#[source] std::io::Error),
     /// The command cannot be started.
     #[error("cannot run {}: {source}", .program.display())]
     Exec {
@@ -97,6 +100,16 @@ pub struct InitPlan {
     /// for root, who owns the disks' device files (bubblewrap's `--dev`
     /// does the same, a millisecond slower).
     pub fresh_dev: bool,
+    /// Folders bound writable over others (source, target), after every
+    /// other mount: under `agentctx run`, the run's own state folder over
+    /// agentctx's, so what the hooks inside write stays in the run.
+    pub bind_over: Vec<(PathBuf, PathBuf)>,
+    /// The relay of the network namespace, listening before the command
+    /// starts.
+    pub relay: Option<agentctx_network::Relay>,
+    /// Only the relay and the command: bubblewrap made the masks (it could
+    /// not hand this program capabilities).
+    pub no_masks: bool,
     /// The command.
     pub program: OsString,
     /// Its arguments.
@@ -131,8 +144,26 @@ impl InitPlan {
         }
         flag("--denied", &self.denied);
         flag("--chdir", &self.cwd);
+        for (source, target) in &self.bind_over {
+            out.push("--bind-over".into());
+            out.push(source.as_os_str().to_owned());
+            out.push(target.as_os_str().to_owned());
+        }
         if self.fresh_dev {
             out.push("--fresh-dev".into());
+        }
+        if self.no_masks {
+            out.push("--no-masks".into());
+        }
+        if let Some(relay) = &self.relay {
+            out.push("--relay-socket".into());
+            out.push(relay.socket.as_os_str().to_owned());
+            out.push("--relay-port".into());
+            out.push(relay.proxy_port.to_string().into());
+            for port in &relay.forwards {
+                out.push("--relay-forward".into());
+                out.push(port.to_string().into());
+            }
         }
         out.push("--".into());
         out.push(self.program.clone());
@@ -159,6 +190,30 @@ impl InitPlan {
                 plan.fresh_dev = true;
                 continue;
             }
+            if flag == "--no-masks" {
+                plan.no_masks = true;
+                continue;
+            }
+            if flag == "--relay-port" || flag == "--relay-forward" {
+                let port = args
+                    .next()
+                    .and_then(|p| p.to_str().and_then(|p| p.parse::<u16>().ok()))
+                    .filter(|p| *p > 0)
+                    .ok_or_else(|| {
+                        InitError::Usage(format!("{} needs a port", flag.to_string_lossy()))
+                    })?;
+                let relay = plan.relay.get_or_insert_with(|| agentctx_network::Relay {
+                    socket: PathBuf::new(),
+                    proxy_port: 0,
+                    forwards: Vec::new(),
+                });
+                if flag == "--relay-port" {
+                    relay.proxy_port = port;
+                } else {
+                    relay.forwards.push(port);
+                }
+                continue;
+            }
             let value = args
                 .next()
                 .map(PathBuf::from)
@@ -174,6 +229,25 @@ impl InitPlan {
                 Some("--hide-dir") => plan.hidden_dirs.push(value),
                 Some("--hide-file") => plan.hidden_files.push(value),
                 Some("--denied") => denied = Some(value),
+                Some("--bind-over") => {
+                    let target = args
+                        .next()
+                        .map(PathBuf::from)
+                        .filter(|p| p.is_absolute())
+                        .ok_or_else(|| {
+                            InitError::Usage("--bind-over needs two absolute paths".to_owned())
+                        })?;
+                    plan.bind_over.push((value, target));
+                }
+                Some("--relay-socket") => {
+                    plan.relay
+                        .get_or_insert_with(|| agentctx_network::Relay {
+                            socket: PathBuf::new(),
+                            proxy_port: 0,
+                            forwards: Vec::new(),
+                        })
+                        .socket = value;
+                }
                 Some("--chdir") => cwd = Some(value),
                 _ => {
                     return Err(InitError::Usage(format!(
@@ -189,6 +263,13 @@ impl InitPlan {
             .next()
             .ok_or_else(|| InitError::Usage("no command".to_owned()))?;
         plan.args = args.collect();
+        if let Some(relay) = &plan.relay
+            && (relay.proxy_port == 0 || relay.socket.as_os_str().is_empty())
+        {
+            return Err(InitError::Usage(
+                "a relay needs --relay-socket and --relay-port".to_owned(),
+            ));
+        }
         Ok(plan)
     }
 }
@@ -206,11 +287,13 @@ pub fn enter(plan: &InitPlan) -> Result<i32, InitError> {
     // machine's mounts. A mount namespace of its own would not do: process
     // 1 would keep the tree without masks, readable through
     // `/proc/1/root` and `/proc/1/cwd`.
-    if rustix::process::getpid().as_raw_nonzero().get() != 1 {
-        return Err(InitError::NotFirst);
+    if !plan.no_masks {
+        if rustix::process::getpid().as_raw_nonzero().get() != 1 {
+            return Err(InitError::NotFirst);
+        }
+        make_masks(plan)?;
+        drop_capabilities()?;
     }
-    make_masks(plan)?;
-    drop_capabilities()?;
     // Entered after the masks, so this process's folder, which every
     // process in the sandbox can follow through `/proc/1/cwd`, is the one
     // the masks lie on.
@@ -218,6 +301,11 @@ pub fn enter(plan: &InitPlan) -> Result<i32, InitError> {
         path: plan.cwd.clone(),
         source,
     })?;
+    // The relay's ports listen before the command looks for them; its
+    // threads end with this process, and the namespace with them.
+    if let Some(relay) = &plan.relay {
+        relay.start().map_err(InitError::Relay)?;
+    }
     let child = std::process::Command::new(&plan.program)
         .args(&plan.args)
         .spawn()
@@ -297,6 +385,10 @@ fn make_masks(plan: &InitPlan) -> Result<(), InitError> {
     for file in &plan.hidden_files {
         mount_bind(&plan.denied, file).map_err(mount_error("mask", file))?;
         remount(file, Access::ReadOnly)?;
+    }
+    for (source, target) in &plan.bind_over {
+        mount_bind(source, target).map_err(mount_error("bind", target))?;
+        remount(target, Access::Writable)?;
     }
     Ok(())
 }
@@ -545,10 +637,25 @@ mod tests {
             denied: "/s/denied".into(),
             cwd: "/p".into(),
             fresh_dev: true,
+            bind_over: vec![("/s/runs/1".into(), "/s".into())],
+            relay: Some(agentctx_network::Relay {
+                socket: "/s/net/proxy.sock".into(),
+                proxy_port: 3128,
+                forwards: vec![8080, 5432],
+            }),
+            no_masks: false,
             program: "/bin/bash".into(),
             args: vec!["-c".into(), "--ro x".into()],
         };
-        assert_eq!(InitPlan::from_args(plan.to_args()).ok(), Some(plan));
+        assert_eq!(InitPlan::from_args(plan.to_args()).ok(), Some(plan.clone()));
+        let relay_only = InitPlan {
+            no_masks: true,
+            ..plan
+        };
+        assert_eq!(
+            InitPlan::from_args(relay_only.to_args()).ok(),
+            Some(relay_only)
+        );
     }
 
     #[test]

@@ -39,6 +39,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod env;
 mod init;
 mod layers;
 mod scan;
@@ -49,6 +50,8 @@ use std::process::Command;
 use agentctx_rules::Rules;
 use sha2::{Digest as _, Sha256};
 
+pub use agentctx_network::Relay;
+pub use env::{EnvPatternError, SecretEnv};
 pub use init::{InitError, InitPlan, enter};
 pub use scan::{Mounts, Protection, Walk};
 
@@ -136,6 +139,10 @@ impl Plan {
         }
         for path in &protection.paths {
             hasher.update(b"\0p");
+            hasher.update(path.as_os_str().as_encoded_bytes());
+        }
+        for path in &protection.writable {
+            hasher.update(b"\0w");
             hasher.update(path.as_os_str().as_encoded_bytes());
         }
         let digest: String = hasher
@@ -352,6 +359,24 @@ impl Bwrap {
         program: &str,
         args: &[&str],
     ) -> Result<Command, SandboxError> {
+        self.command_with(plan, state, cwd, program, args, &Extras::default())
+    }
+
+    /// [`Bwrap::command`] with a network namespace and folders bound over
+    /// others ([`Extras`]).
+    ///
+    /// # Errors
+    /// The mask file cannot be made; a network namespace is asked for and
+    /// no first program can run its relay.
+    pub fn command_with(
+        &self,
+        plan: &Plan,
+        state: &Path,
+        cwd: &Path,
+        program: &str,
+        args: &[&str],
+        extras: &Extras,
+    ) -> Result<Command, SandboxError> {
         let denied = denied_file(state)?;
         let writable = &plan.mounts.writable;
         let mut command = Command::new(&self.path);
@@ -376,6 +401,11 @@ impl Bwrap {
         // the command is interactive and needs the terminal itself.
         if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
             command.arg("--new-session");
+        }
+        // Only loopback: every connection goes through the relay to the
+        // proxy outside, which judges it.
+        if extras.relay.is_some() {
+            command.arg("--unshare-net");
         }
         let mut read_only = plan.mounts.read_only.clone();
         // The bubblewrap that builds the next sandbox and the first program
@@ -411,6 +441,9 @@ impl Bwrap {
                 denied,
                 cwd: cwd.to_path_buf(),
                 fresh_dev: root,
+                bind_over: extras.bind_over.clone(),
+                relay: extras.relay.clone(),
+                no_masks: false,
                 program: program.into(),
                 args: args.iter().map(Into::into).collect(),
             };
@@ -449,14 +482,49 @@ impl Bwrap {
         for file in &plan.mounts.hidden_files {
             command.arg("--ro-bind").arg(&denied).arg(file);
         }
-        command
-            .arg("--chdir")
-            .arg(cwd)
-            .arg("--")
-            .arg(program)
-            .args(args);
+        for (source, target) in &extras.bind_over {
+            command.arg("--bind").arg(source).arg(target);
+        }
+        command.arg("--chdir").arg(cwd).arg("--");
+        match &extras.relay {
+            None => {
+                command.arg(program).args(args);
+            }
+            // The relay runs in the first program without capabilities
+            // (bubblewrap made the masks).
+            Some(relay) => {
+                let first = extras.init_program.as_ref().filter(|p| p.is_file()).ok_or_else(|| {
+                    SandboxError::Unusable {
+                        message: "a network namespace needs agentctx-sandbox-init beside agentctx to relay its connections".to_owned(),
+                    }
+                })?;
+                let relay_only = InitPlan {
+                    denied,
+                    cwd: cwd.to_path_buf(),
+                    relay: Some(relay.clone()),
+                    no_masks: true,
+                    program: program.into(),
+                    args: args.iter().map(Into::into).collect(),
+                    ..InitPlan::default()
+                };
+                command.arg(first).args(relay_only.to_args());
+            }
+        }
         Ok(command)
     }
+}
+
+/// What a sandbox has besides its plan's mounts.
+#[derive(Clone, Debug, Default)]
+pub struct Extras {
+    /// A network namespace with only loopback, and this relay in it to the
+    /// proxy outside (none: the machine's network).
+    pub relay: Option<agentctx_network::Relay>,
+    /// Folders bound writable over others (source, target), last.
+    pub bind_over: Vec<(PathBuf, PathBuf)>,
+    /// `agentctx-sandbox-init`, which runs the relay where bubblewrap makes
+    /// the masks itself.
+    pub init_program: Option<PathBuf>,
 }
 
 /// What every sandbox is: the file system as it is, a PID namespace with

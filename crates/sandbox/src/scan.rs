@@ -29,7 +29,8 @@ pub struct Protection {
     /// Absolute paths made unreachable (when they exist): a socket or a
     /// folder of sockets is covered by something that cannot be opened.
     pub hidden: Vec<PathBuf>,
-    /// Absolute folders a command may write (when they exist): with any,
+    /// Absolute folders a command may write (when they exist; one that
+    /// has a protected name is not protected by its name): with any,
     /// everything else is read-only, so nothing a command leaves behind
     /// runs later outside the sandbox; none: everything but the protected
     /// paths is writable. One inside a protected path is writable again
@@ -446,7 +447,8 @@ fn walk(rules: &Rules, protection: &Protection) -> Result<Walked, SandboxError> 
             // A nested `.git` (a submodule's, a repository inside) is git's
             // for every `git` run in its folder: read-only whole.
             let nested_git = name == ".git" && dir != root;
-            let protected = protection.names.contains(&name)
+            let protected = (protection.names.contains(&name)
+                && !protection.writable.iter().any(|w| w == &path))
                 || protected_paths.contains(path.as_path())
                 || nested_git;
             if protected || name == ".git" {

@@ -72,9 +72,9 @@ pub use positive::PositiveInt;
 pub use reminder::{ReminderEnvelope, system_reminder};
 pub use rules::{
     DEFAULT_RULE_FILES, DEFAULT_SANDBOX_WRITABLE, DecisionRule, DecisionSubject, FileListOverrides,
-    FilePatterns, LintReport, OnRuleError, ProjectAgentRulesConfig, PromptText, RuleDecision,
-    RuleFileCapture, RuleFileFormat, RuleFinding, RuleSet, RulesReport, RulesSource, SandboxMode,
-    normalize_tool_name,
+    FilePatterns, LintReport, NetworkRules, OnRuleError, ProjectAgentRulesConfig, PromptText,
+    RuleDecision, RuleFileCapture, RuleFileFormat, RuleFinding, RuleSet, RulesReport, RulesSource,
+    SandboxMode, normalize_tool_name,
 };
 #[cfg(feature = "schema")]
 pub use schema::{SCHEMA_NAMES, schema_named};

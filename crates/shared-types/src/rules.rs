@@ -47,6 +47,41 @@ pub struct ProjectAgentRulesConfig {
     /// or a program and its subcommand (`cargo test`, `git push`); what
     /// it opens beyond the files its words name is then not checked.
     pub unsandboxed_programs: Vec<String>,
+    /// The network rules of every project (merged with a rule file's
+    /// `network`: both allow lists and both deny lists apply). Present:
+    /// sandboxed commands reach only what they allow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkRules>,
+    /// Names the network proxy resolves to these addresses instead of
+    /// asking the system (a test server, a name only this machine knows):
+    /// `{"api.test": ["127.0.0.2"]}`. Only in the user's config.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub network_hosts: std::collections::BTreeMap<String, Vec<String>>,
+    /// Environment variables that hold secrets, besides the built-in list
+    /// (`*_API_KEY`, `*_TOKEN`, `AWS_SECRET_ACCESS_KEY`, values such as
+    /// `sk-...` or `ghp_...`): names or `*` globs, left out of every
+    /// sandboxed command's environment.
+    pub secret_env: Vec<String>,
+    /// Environment variables passed on to sandboxed commands even though
+    /// they look like secrets (names or `*` globs). Only in the user's
+    /// config: a project cannot ask for the user's secrets.
+    pub pass_env: Vec<String>,
+}
+
+/// `network` in a rule file or the config: where a sandboxed command (or
+/// the agent under `agentctx run`) may connect. Entries are hosts:
+/// `example.com`, `*.example.com` (the names below it), `*` (every name),
+/// an address or range (`10.0.0.0/8`), each with an optional `:port`.
+/// Deny wins; what no allow entry names is refused; a loopback, private,
+/// link-local or cloud metadata address only when an entry names it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkRules {
+    /// Hosts that may be reached.
+    pub allow: Vec<String>,
+    /// Hosts that may not, whatever `allow` says.
+    pub deny: Vec<String>,
 }
 
 /// When shell commands run in agentctx's sandbox.
@@ -116,6 +151,10 @@ impl Default for ProjectAgentRulesConfig {
                 .map(|p| (*p).to_owned())
                 .collect(),
             unsandboxed_programs: Vec::new(),
+            network: None,
+            network_hosts: std::collections::BTreeMap::new(),
+            secret_env: Vec::new(),
+            pass_env: Vec::new(),
         }
     }
 }
@@ -142,6 +181,10 @@ pub struct RuleSet {
     /// expansions, a path outside the root, a hard-linked file) is denied.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub strict: bool,
+    /// Where sandboxed commands may connect; absent: the network is not
+    /// confined (unless the config has a `network` or strict mode is on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkRules>,
 }
 
 /// `file_patterns`: gitignore-like globs relative to the project root.

@@ -267,6 +267,31 @@ impl Dialect for Cline {
         paths
     }
 
+    fn run_needs(&self, env: &Environment) -> crate::RunNeeds {
+        // Its tasks, sessions and state are in `data`; the rest of its
+        // folder (hooks, plugins, rules) and the settings in `data` (MCP
+        // servers) stay read-only.
+        let folder = self.user_folder(env);
+        crate::RunNeeds {
+            writable: folder.iter().map(|f| f.join("data")).collect(),
+            read_only: folder.iter().map(|f| f.join("data/settings")).collect(),
+            project: &[],
+            hosts: &[
+                "api.cline.bot",
+                "app.cline.bot",
+                "openrouter.ai",
+                "api.anthropic.com",
+            ],
+            base_url_vars: &["OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"],
+            key_vars: &[
+                "CLINE_API_KEY",
+                "OPENROUTER_API_KEY",
+                "ANTHROPIC_API_KEY",
+                "OPENAI_API_KEY",
+            ],
+        }
+    }
+
     fn user_folder(&self, env: &Environment) -> Option<PathBuf> {
         match env.get("CLINE_DIR").filter(|v| !v.is_empty()) {
             Some(dir) => Some(PathBuf::from(dir)),

@@ -13,6 +13,7 @@ pub mod mem;
 pub mod memshared;
 pub mod memstore;
 pub mod rules;
+pub mod run;
 pub mod schema;
 #[cfg(feature = "viewer")]
 pub mod serve;

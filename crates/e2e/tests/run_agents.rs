@@ -1,0 +1,264 @@
+//! The whole agent in the sandbox: each of the seven real agents started
+//! by `agentctx run` against the mock model on 127.0.0.1. Its requests
+//! reach the mock through the allow list; a command reaches an allowed
+//! test host and not another (local servers on 127.0.0.2 and 127.0.0.3
+//! stand in for the internet, named by the user's `network_hosts`); a
+//! direct connection that bypasses the proxy reaches nothing; a secret of
+//! the environment is not there; an excluded file is read by nothing and
+//! a protected one written by nothing, whatever the hook said; the home
+//! is read-only. Run with `scripts/e2e` (bubblewrap).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpListener;
+
+use agentctx_e2e::{AgentRun, Block, MockApi, Sandbox, Script, text_of_request};
+use serde_json::{Value, json};
+
+const SECRET: &str = "SECRET-KEY-CONTENT";
+const AWS: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLE00KEY";
+
+/// An HTTP server on `ip` that answers every request with `body`.
+fn web_server(ip: &str, body: &'static str) -> u16 {
+    let listener = TcpListener::bind((ip, 0)).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf);
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    port
+}
+
+struct Agent {
+    name: &'static str,
+    install: &'static [&'static str],
+    /// The mock's URL is in a variable its profile names (no `--allow`).
+    url_in_env: bool,
+    setup: fn(&Sandbox, &MockApi),
+    run: fn(&Sandbox, &MockApi, &str) -> AgentRun,
+    shell: fn(&str) -> Block,
+    read: fn(&str) -> Block,
+}
+
+fn scenario(agent: &Agent) {
+    let allowed = web_server("127.0.0.2", "ALLOWED-BODY");
+    let blocked = web_server("127.0.0.3", "BLOCKED-BODY");
+    let marker = format!("E2E-RUN:{}", agent.name);
+    let shell = agent.shell;
+    let mock = MockApi::start(Script::new().conversation(
+        &marker,
+        vec![
+            vec![shell("cat secrets/key.txt; echo CAT-DONE")],
+            vec![shell(&format!(
+                "curl -s http://allowed.test:{allowed}/; echo; curl -s -m 5 http://blocked.test:{blocked}/; echo NET-DONE"
+            ))],
+            vec![shell(&format!(
+                "python3 -c \"import socket; socket.create_connection(('127.0.0.3', {blocked}), 3); print('DIRECT' + '-CONNECTED')\"; echo DIRECT-DONE"
+            ))],
+            vec![shell("echo \"AWS=[$AWS_SECRET_ACCESS_KEY]\"; env | grep -c AWS_SECRET; echo ENV-DONE")],
+            // The hook may deny the first; the second names the file only
+            // when it runs, where only the kernel can refuse it.
+            vec![shell("echo x >> .coding-agent-rules.yaml; echo WRITE-DONE")],
+            vec![shell("f=.coding-agent-rules; sh -c \"echo x >> $f.yaml\"; echo x > ~/e2e-home-write; echo KERNEL-WRITE-DONE")],
+            vec![(agent.read)("secrets/key.txt")],
+            vec![Block::text("RUN-DONE")],
+        ],
+    ));
+    // A home outside the temporary folders, as users' homes are.
+    let s = Sandbox::new_in(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")));
+    s.write("README.md", "README-BODY\n");
+    s.write("secrets/key.txt", &format!("{SECRET}\n"));
+    let rules = format!(
+        "file_patterns:\n  exclude: [\"secrets/\"]\nnetwork:\n  allow: [\"allowed.test:{allowed}\"]\n"
+    );
+    s.write(".coding-agent-rules.yaml", &rules);
+    s.commit();
+    let config = s.home.join(".config/agentctx/config.yaml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        "project_agent_rules:\n  network_hosts:\n    allowed.test: [\"127.0.0.2\"]\n    blocked.test: [\"127.0.0.3\"]\n",
+    )
+    .unwrap();
+    (agent.setup)(&s, &mock);
+    let install = s.install(agent.name, agent.install);
+    assert_eq!(install.code, Some(0), "{}", install.stderr);
+    let mock_host = mock.base_url().trim_start_matches("http://").to_owned();
+    let allow: Vec<&str> = if agent.url_in_env {
+        vec![]
+    } else {
+        vec![mock_host.as_str()]
+    };
+    s.under_run(agent.name, &allow, &[("AWS_SECRET_ACCESS_KEY", AWS)]);
+    let run = (agent.run)(&s, &mock, &format!("{marker} go"));
+    let requests: Vec<Value> = mock.conversation(&marker);
+    let all: String = requests.iter().map(text_of_request).collect();
+    let log =
+        std::fs::read_to_string(s.home.join(".local/state/agentctx/hook.log")).unwrap_or_default();
+    let context = format!(
+        "{}: exit {:?}\nstdout: {}\nstderr: {}\nlog: {log}\nrequests: {}",
+        agent.name,
+        run.code,
+        run.stdout.chars().take(3000).collect::<String>(),
+        run.stderr.chars().take(3000).collect::<String>(),
+        all.chars()
+            .rev()
+            .take(6000)
+            .collect::<String>()
+            .chars()
+            .rev()
+            .collect::<String>()
+    );
+    // The agent worked: its requests reached the mock, to the end.
+    assert_eq!(run.code, Some(0), "{context}");
+    for done in ["NET-DONE", "DIRECT-DONE", "ENV-DONE", "KERNEL-WRITE-DONE"] {
+        assert!(all.contains(done), "{done}: {context}");
+    }
+    // The network: the allowed host answered, the other did not, and a
+    // connection around the proxy reached nothing.
+    assert!(all.contains("ALLOWED-BODY"), "{context}");
+    assert!(all.contains("NET-DONE"), "{context}");
+    assert!(!all.contains("BLOCKED-BODY"), "{context}");
+    assert!(!all.contains("DIRECT-CONNECTED"), "{context}");
+    // The environment: no secret.
+    assert!(all.contains("AWS=[]"), "{context}");
+    assert!(!all.contains(AWS), "{context}");
+    // Files: the excluded one read by nothing, the protected one and the
+    // home written by nothing.
+    assert!(!all.contains(SECRET), "{context}");
+    assert_eq!(
+        std::fs::read_to_string(s.root.join(".coding-agent-rules.yaml")).unwrap(),
+        rules,
+        "{context}"
+    );
+    assert!(!s.home.join("e2e-home-write").exists(), "{context}");
+    // Uninstalling leaves nothing of agentctx.
+    let mut args = vec!["uninstall", agent.name];
+    args.extend(agent.install.iter().filter(|a| **a == "--user"));
+    let uninstall = s.agentctx(&s.root, &args);
+    assert_eq!(uninstall.code, Some(0), "{}", uninstall.stderr);
+}
+
+#[test]
+#[ignore = "needs the real Claude Code and bubblewrap: scripts/e2e"]
+fn claude_code_under_agentctx_run() {
+    scenario(&Agent {
+        name: "claude",
+        install: &[],
+        url_in_env: true,
+        setup: |_, _| {},
+        run: |s, mock, prompt| s.claude(mock.base_url(), &s.root, prompt, &[]),
+        shell: |command| Block::tool("Bash", json!({"command": command})),
+        read: |path| Block::tool("Read", json!({"file_path": path})),
+    });
+}
+
+#[test]
+#[ignore = "needs the real Codex and bubblewrap: scripts/e2e"]
+fn codex_under_agentctx_run() {
+    scenario(&Agent {
+        name: "codex",
+        install: &["--trust"],
+        url_in_env: false,
+        setup: |s, mock| s.codex_config(mock.base_url(), ""),
+        run: |s, _, prompt| s.codex(&s.root, prompt, &[]),
+        shell: |command| Block::tool("exec_command", json!({"cmd": command})),
+        read: |path| Block::tool("exec_command", json!({"cmd": format!("cat {path}")})),
+    });
+}
+
+#[test]
+#[ignore = "needs the real Gemini CLI and bubblewrap: scripts/e2e"]
+fn gemini_cli_under_agentctx_run() {
+    scenario(&Agent {
+        name: "gemini",
+        install: &["--user"],
+        url_in_env: true,
+        setup: |s, _| s.gemini_settings(),
+        run: |s, mock, prompt| s.gemini(mock.base_url(), &s.root, prompt),
+        shell: |command| {
+            Block::tool(
+                "run_shell_command",
+                json!({"command": command, "description": "e2e"}),
+            )
+        },
+        read: |path| Block::tool("read_file", json!({"file_path": path})),
+    });
+}
+
+#[test]
+#[ignore = "needs the real Copilot CLI and bubblewrap: scripts/e2e"]
+fn copilot_cli_under_agentctx_run() {
+    scenario(&Agent {
+        name: "copilot",
+        install: &["--user"],
+        url_in_env: true,
+        setup: |_, _| {},
+        run: |s, mock, prompt| s.copilot(mock.base_url(), &s.root, prompt, &[]),
+        shell: |command| {
+            Block::tool(
+                "bash",
+                json!({"command": command, "description": "e2e", "mode": "sync"}),
+            )
+        },
+        read: |path| Block::tool("view", json!({"path": path})),
+    });
+}
+
+#[test]
+#[ignore = "needs the real opencode and bubblewrap: scripts/e2e"]
+fn opencode_under_agentctx_run() {
+    scenario(&Agent {
+        name: "opencode",
+        install: &[],
+        url_in_env: false,
+        setup: |s, mock| s.opencode_config(mock.base_url()),
+        run: |s, _, prompt| s.opencode(&s.root, prompt),
+        shell: |command| Block::tool("bash", json!({"command": command, "description": "e2e"})),
+        read: |path| Block::tool("read", json!({"filePath": path})),
+    });
+}
+
+#[test]
+#[ignore = "needs the real Qwen Code and bubblewrap: scripts/e2e"]
+fn qwen_code_under_agentctx_run() {
+    scenario(&Agent {
+        name: "qwen",
+        install: &["--user"],
+        url_in_env: true,
+        setup: |s, _| s.qwen_settings(),
+        run: |s, mock, prompt| s.qwen(mock.base_url(), &s.root, prompt),
+        shell: |command| {
+            Block::tool(
+                "run_shell_command",
+                json!({"command": command, "description": "e2e"}),
+            )
+        },
+        read: |path| Block::tool("read_file", json!({"file_path": path})),
+    });
+}
+
+#[test]
+#[ignore = "needs the real Cline CLI and bubblewrap: scripts/e2e"]
+fn cline_cli_under_agentctx_run() {
+    scenario(&Agent {
+        name: "cline",
+        install: &["--user"],
+        url_in_env: false,
+        setup: |s, mock| s.cline_auth(mock.base_url()),
+        run: |s, _, prompt| s.cline(&s.root, prompt),
+        shell: |command| Block::tool("run_commands", json!({"commands": [command]})),
+        read: |path| Block::tool("read_files", json!({"files": [{"path": path}]})),
+    });
+}
