@@ -272,6 +272,17 @@ impl Sandbox {
         run(cmd)
     }
 
+    /// `agentctx ARGS` in `cwd` with `env` added to this sandbox's.
+    pub fn agentctx_env(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> AgentRun {
+        let mut cmd = Command::new(agentctx_bin());
+        self.base_env(&mut cmd);
+        cmd.envs(env.iter().copied())
+            .args(args)
+            .current_dir(cwd)
+            .stdin(Stdio::null());
+        run(cmd)
+    }
+
     /// `agentctx ARGS` in `cwd` with `input` on stdin.
     pub fn agentctx_with_input(&self, cwd: &Path, args: &[&str], input: &str) -> AgentRun {
         use std::io::Write as _;

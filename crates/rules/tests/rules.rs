@@ -518,3 +518,68 @@ fn rule_file_errors_say_key_value_and_what_was_expected_in_the_users_terms() {
         }
     }
 }
+
+/// A `network` entry that names nothing is an error at its line: an allow
+/// list that silently does not apply is worse than none. A valid section
+/// keeps its entries with their lines and makes the rules restrict.
+#[test]
+fn network_entries_are_checked_with_their_lines() {
+    for (yaml, line, needle) in [
+        (
+            "network:\n  allow:\n    - https://api.example.com\n",
+            3,
+            "a host, not a URL",
+        ),
+        (
+            "network:\n  allow: [example.com]\n  deny: [\"ex*ample.com\"]\n",
+            3,
+            "`*` only",
+        ),
+        (
+            "network:\n  allow: [\"example.com:99999\"]\n",
+            2,
+            "not a port",
+        ),
+    ] {
+        let p = Project::new(yaml);
+        let rules = p.rules();
+        let error = rules
+            .error()
+            .unwrap_or_else(|| panic!("{yaml} must be an error"));
+        assert_eq!(error.line, Some(line), "{yaml}: {error}");
+        assert!(error.to_string().contains(needle), "{yaml}: {error}");
+    }
+    let p = Project::new(
+        "network:\n  allow: [\"*.github.com\", \"localhost:3000\"]\n  deny: [gist.github.com]\n",
+    );
+    let rules = p.rules();
+    assert!(rules.error().is_none());
+    assert!(rules.restricts_anything());
+    let network = rules.doc().network.clone().unwrap();
+    let allow: Vec<(String, Option<u64>)> = network
+        .allow
+        .into_iter()
+        .map(|e| (e.text, e.line))
+        .collect();
+    assert_eq!(
+        allow,
+        [
+            ("*.github.com".to_owned(), Some(2)),
+            ("localhost:3000".to_owned(), Some(2))
+        ]
+    );
+    assert_eq!(network.deny[0].text, "gist.github.com");
+    let unknown = Project::new("network:\n  allow: [a.test]\n  allowed: [b.test]\n");
+    let warnings: Vec<String> = unknown
+        .rules()
+        .warnings()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("unknown key `network.allowed`")),
+        "{warnings:?}"
+    );
+}

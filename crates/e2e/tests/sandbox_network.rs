@@ -1,0 +1,214 @@
+//! The network and the environment of `agentctx exec` under the real
+//! kernel, without an agent: a session's rules recorded by its first hook,
+//! then commands as the hook rewrites them. Local servers on 127.0.0.2 and
+//! 127.0.0.3 stand in for the internet (the user's `network_hosts` names
+//! them). Each case asserts what the command reached, not what a hook
+//! said. Run with `scripts/e2e` (bubblewrap).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpListener;
+
+use agentctx_e2e::{AgentRun, Sandbox};
+
+const AWS: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLE00KEY";
+
+fn web_server(ip: &str, body: &'static str) -> u16 {
+    let listener = TcpListener::bind((ip, 0)).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf);
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    port
+}
+
+struct Net {
+    s: Sandbox,
+    allowed: u16,
+    other: u16,
+}
+
+/// A session whose rule file is `rules` (`{allowed}` and `{other}` are the
+/// servers' ports).
+fn session(rules: &str) -> Net {
+    session_with(rules, "")
+}
+
+/// [`session`] with `config` added to the user's `project_agent_rules`.
+fn session_with(rules: &str, config: &str) -> Net {
+    let allowed = web_server("127.0.0.2", "ALLOWED-BODY");
+    let other = web_server("127.0.0.3", "OTHER-BODY");
+    let s = Sandbox::new_in(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")));
+    s.write("README.md", "README-BODY\n");
+    let rules = rules
+        .replace("{allowed}", &allowed.to_string())
+        .replace("{other}", &other.to_string());
+    s.write(".coding-agent-rules.yaml", &rules);
+    s.commit();
+    let config_file = s.home.join(".config/agentctx/config.yaml");
+    std::fs::create_dir_all(config_file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config_file,
+        format!("project_agent_rules:\n  network_hosts:\n    allowed.test: [\"127.0.0.2\"]\n    other.test: [\"127.0.0.3\"]\n{config}"),
+    )
+    .unwrap();
+    let start = format!(
+        r#"{{"session_id":"net","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
+        s.root.display()
+    );
+    let run = s.agentctx_with_input(&s.root, &["hook", "--agent", "claude"], &start);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    Net { s, allowed, other }
+}
+
+fn exec(net: &Net, command: &str) -> AgentRun {
+    net.s.agentctx_env(
+        &net.s.root,
+        &["exec", "--session", "net", "--", command],
+        &[
+            ("AWS_SECRET_ACCESS_KEY", AWS),
+            ("GITHUB_TOKEN", "ghp_e2eE2Ee2eE2Ee2eE2E0123456789"),
+        ],
+    )
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn a_confined_network_reaches_only_what_the_rules_allow() {
+    let net = session("network:\n  allow: [\"allowed.test:{allowed}\"]\n");
+    let (allowed, other) = (net.allowed, net.other);
+    let run = exec(&net, &format!("curl -s http://allowed.test:{allowed}/"));
+    assert_eq!(run.stdout, "ALLOWED-BODY", "{}", run.stderr);
+    for command in [
+        format!("curl -s -m 5 http://other.test:{other}/"),
+        format!("curl -s -m 5 http://127.0.0.3:{other}/"),
+        format!("curl -s -m 5 --noproxy '*' http://127.0.0.3:{other}/"),
+        format!("curl -s -m 5 -x '' http://allowed.test:{other}/"),
+        format!(
+            "python3 -c \"import socket; s=socket.create_connection(('127.0.0.3', {other}), 3); s.sendall(b'GET / HTTP/1.0\\r\\n\\r\\n'); print(s.recv(100))\""
+        ),
+        // Through the allowed host's tunnel, asking for another name.
+        format!(
+            "curl -s -m 5 --connect-to other.test:{other}:allowed.test:{allowed} http://other.test:{other}/"
+        ),
+    ] {
+        let run = exec(&net, &command);
+        assert!(
+            !run.stdout.contains("OTHER-BODY"),
+            "{command}: {}",
+            run.stdout
+        );
+    }
+    // A refusal says why, on the command's standard error (the model's).
+    let run = exec(
+        &net,
+        &format!("curl -s -m 5 http://other.test:{other}/ >/dev/null"),
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "other.test:{other} is not in the network rules' allow list"
+        )),
+        "{}",
+        run.stderr
+    );
+    // Cloud metadata, whatever the rules allow.
+    let run = exec(
+        &net,
+        "curl -s -m 5 http://169.254.169.254/latest/meta-data/",
+    );
+    assert!(
+        run.stdout.contains("cloud metadata address"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn secrets_of_the_environment_do_not_reach_a_command() {
+    let net = session("file_patterns:\n  exclude: [\"secrets/\"]\n");
+    let run = exec(
+        &net,
+        "echo \"[$AWS_SECRET_ACCESS_KEY][$GITHUB_TOKEN]\"; env; printenv; cat /proc/self/environ",
+    );
+    assert!(run.stdout.starts_with("[][]"), "{}", run.stdout);
+    assert!(
+        !run.stdout.contains(AWS) && !run.stdout.contains("ghp_e2e"),
+        "{}",
+        run.stdout
+    );
+    // The user passes one on (for the sessions that start after).
+    let net = session_with(
+        "file_patterns:\n  exclude: [\"secrets/\"]\n",
+        "  pass_env: [GITHUB_TOKEN]\n",
+    );
+    let run = exec(&net, "echo \"[$AWS_SECRET_ACCESS_KEY][$GITHUB_TOKEN]\"");
+    assert!(run.stdout.starts_with("[][ghp_e2e"), "{}", run.stdout);
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn without_a_network_section_the_network_is_the_machines() {
+    // The default for existing users: a rule file without `network` keeps
+    // the network as it was (docs/SECURITY.md says why).
+    let net = session("file_patterns:\n  exclude: [\"secrets/\"]\n");
+    let run = exec(
+        &net,
+        &format!("curl -s -m 5 http://127.0.0.3:{}/", net.other),
+    );
+    assert_eq!(run.stdout, "OTHER-BODY", "{}", run.stderr);
+    // Strict mode confines it, with nothing allowed.
+    let net = session("strict: true\n");
+    let run = exec(
+        &net,
+        &format!("curl -s -m 5 http://127.0.0.3:{}/", net.other),
+    );
+    assert!(!run.stdout.contains("OTHER-BODY"), "{}", run.stdout);
+}
+
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn exec_inside_run_is_not_a_second_sandbox() {
+    let net = session("network:\n  allow: [\"allowed.test:{allowed}\"]\n");
+    let agentctx = agentctx_e2e::agentctx_bin();
+    let start = format!(
+        r#"{{"session_id":"inner","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
+        net.s.root.display()
+    );
+    let script = format!(
+        "grep NSpid /proc/self/status; echo '{start}' | '{a}' hook --agent claude >/dev/null; '{a}' exec --session inner -- 'grep NSpid /proc/self/status; curl -s http://allowed.test:{allowed}/'",
+        a = agentctx.display(),
+        allowed = net.allowed,
+    );
+    let run = net.s.agentctx_env(
+        &net.s.root,
+        &["run", "--agent", "claude", "--", "bash", "-c", &script],
+        &[],
+    );
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let depths: Vec<usize> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("NSpid:"))
+        .map(|l| l.split_whitespace().count() - 1)
+        .collect();
+    assert_eq!(depths.len(), 2, "{}", run.stdout);
+    assert_eq!(
+        depths[0], depths[1],
+        "a second PID namespace: {}",
+        run.stdout
+    );
+    assert!(run.stdout.ends_with("ALLOWED-BODY"), "{}", run.stdout);
+}
