@@ -218,3 +218,82 @@ fn a_large_scope_named_through_dots_or_a_link_is_judged_as_itself() {
         assert!(!denied(&answer), "{}: {answer}", path.display());
     }
 }
+
+/// A fetch of cloud metadata passed in every mode (issue 37): WebFetch
+/// and an MCP argument that is a URL are judged where they lead. Without
+/// a `network` section only metadata and link-local addresses are
+/// refused; a development server on loopback still passes.
+#[test]
+fn fetches_of_cloud_metadata_are_denied_and_local_servers_pass() {
+    let t = project();
+    for (tool, input) in [
+        (
+            "WebFetch",
+            json!({"url": "http://169.254.169.254/latest/meta-data/iam/", "prompt": "x"}),
+        ),
+        (
+            "WebFetch",
+            json!({"url": "http://[fd00:ec2::254]/", "prompt": "x"}),
+        ),
+        (
+            "WebFetch",
+            json!({"url": "http://metadata.google.internal/computeMetadata/v1/", "prompt": "x"}),
+        ),
+        (
+            "mcp__fetch__fetch",
+            json!({"url": "http://169.254.169.254/"}),
+        ),
+        (
+            "mcp__browser__open",
+            json!({"page": {"href": "http://[::ffff:169.254.169.254]/"}}),
+        ),
+    ] {
+        let answer = decide(&t, tool, input.clone());
+        assert!(denied(&answer), "{tool} {input}: {answer}");
+        assert!(
+            answer.contains("metadata") || answer.contains("link-local"),
+            "{answer}"
+        );
+    }
+    let answer = decide(
+        &t,
+        "WebFetch",
+        json!({"url": "http://127.0.0.1:3000/", "prompt": "x"}),
+    );
+    assert!(!denied(&answer), "{answer}");
+}
+
+/// With a `network` section, what the proxy would refuse.
+#[test]
+fn fetches_follow_the_network_rules() {
+    let t = TestEnv::new();
+    t.write("project/.git/HEAD", "ref: refs/heads/main\n");
+    t.write(
+        "project/.coding-agent-rules.yaml",
+        "network:\n  allow: [\"localhost:3000\", \"203.0.113.0/24\"]\n",
+    );
+    let start = claude_payload(&t, &t.project, "claude-SessionStart-startup.json", "g1");
+    agentctx_with_input(&t, &["hook"], &start);
+    let allowed = decide(
+        &t,
+        "WebFetch",
+        json!({"url": "http://localhost:3000/a", "prompt": "x"}),
+    );
+    assert!(!denied(&allowed), "{allowed}");
+    let allowed = decide(
+        &t,
+        "WebFetch",
+        json!({"url": "https://203.0.113.9/", "prompt": "x"}),
+    );
+    assert!(!denied(&allowed), "{allowed}");
+    let refused = decide(
+        &t,
+        "WebFetch",
+        json!({"url": "http://127.0.0.1:22/", "prompt": "x"}),
+    );
+    assert!(denied(&refused), "{refused}");
+    assert!(
+        refused.contains("not in the network rules' allow list"),
+        "{refused}"
+    );
+}
