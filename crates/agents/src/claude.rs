@@ -64,18 +64,35 @@ impl Dialect for Claude {
     }
 
     fn run_needs(&self, env: &agentctx_config::Environment) -> crate::RunNeeds {
-        // `~/.claude.json` (and its backups beside it) hold its state;
-        // with `CLAUDE_CONFIG_DIR` it is inside that folder.
+        // Its folder holds its sessions, transcripts and credentials; what
+        // in it runs or instructs later sessions (plugins, hooks, skills,
+        // agents, commands, the user's CLAUDE.md) stays read-only, beside
+        // the settings files, which are protected paths. `~/.claude.json`
+        // (its state) is written through a temporary file in the home
+        // folder, which stays read-only: not saved under `run` unless
+        // `CLAUDE_CONFIG_DIR` puts it in the folder (docs/integrations/run.md).
         let folder = self.user_folder(env);
-        let mut writable: Vec<std::path::PathBuf> = folder.iter().cloned().collect();
-        if env.get("CLAUDE_CONFIG_DIR").is_none()
-            && let Some(home) = env.home()
-        {
-            writable.push(home.join(".claude.json"));
-        }
+        let read_only = folder
+            .iter()
+            .flat_map(|f| {
+                [
+                    "plugins/cache",
+                    "plugins/marketplaces",
+                    "plugins/installed_plugins.json",
+                    "plugins/known_marketplaces.json",
+                    "hooks",
+                    "skills",
+                    "agents",
+                    "commands",
+                    "output-styles",
+                    "CLAUDE.md",
+                ]
+                .map(|p| f.join(p))
+            })
+            .collect();
         crate::RunNeeds {
-            writable,
-            read_only: Vec::new(),
+            writable: folder.into_iter().collect(),
+            read_only,
             project: &[],
             hosts: &[
                 "api.anthropic.com",

@@ -111,7 +111,7 @@ impl Dialect for Opencode {
     fn run_needs(&self, env: &Environment) -> crate::RunNeeds {
         // Its data, state and cache folders (XDG), and its config folder,
         // where it writes `.gitignore`, `package.json` and installs its
-        // plugin package at start (measured with 1.14.25); what in it
+        // plugin package at start (measured with 1.18.33); what in it
         // configures it, its plugins and their packages stays read-only.
         let config = env
             .xdg_dir("XDG_CONFIG_HOME", ".config")
@@ -133,8 +133,12 @@ impl Dialect for Opencode {
             read_only,
             project: &[(".opencode", &CONFIG_ENTRIES)],
             hosts: &[
+                // Its model list, and the registry its plugin package is
+                // installed from at start.
                 "models.dev",
+                "models.opencode.ai",
                 "opencode.ai",
+                "registry.npmjs.org",
                 "api.anthropic.com",
                 "api.openai.com",
                 "openrouter.ai",

@@ -105,5 +105,13 @@ fn run(
     if let Some(advice) = advice(&request).filter(|_| adding) {
         writeln!(out, "{advice}")?;
     }
+    // The kernel around the whole agent, where this machine can make it.
+    if adding && agentctx_sandbox::Bwrap::find().is_some() {
+        let name = agent.as_str();
+        writeln!(
+            out,
+            "To run {name} itself inside the sandbox of the project's rules (its own file tools, MCP servers and network too): agentctx run -- {name}; to make that every start: alias {name}='agentctx run -- {name}' in your shell's startup file (docs/integrations/run.md)."
+        )?;
+    }
     Ok(Outcome::Success)
 }
