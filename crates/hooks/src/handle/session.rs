@@ -142,7 +142,13 @@ impl Call<'_> {
         if event == "SessionStart" {
             self.defer_user_parts(&mut composed, outcome);
         }
-        let text = composed.text();
+        let mut text = composed.text();
+        if event == "SessionStart"
+            && let Some(notice) = self.no_sandbox_notice()
+        {
+            outcome.note(notice.clone());
+            text.push_str(&format!("<agentctx_notice>{notice}</agentctx_notice>\n"));
+        }
         outcome.note(format!(
             "initial context: {} parts, {} bytes",
             composed.parts().count(),
@@ -150,6 +156,24 @@ impl Call<'_> {
         ));
         if !text.is_empty() {
             outcome.reply = Some(HookReply::context(event, text));
+        }
+    }
+
+    /// Said once, at the session's start, where the rules restrict files
+    /// and `sandbox: auto` finds no sandbox on this machine: its commands
+    /// run as written, judged by their words only.
+    fn no_sandbox_notice(&self) -> Option<String> {
+        let rules = self.host.rules(self.cwd).ok()?;
+        if !rules.restricts_anything() {
+            return None;
+        }
+        match agentctx_guard::shell_run(self.host, &rules) {
+            agentctx_guard::ShellRun::Plain(why) if why.starts_with("the sandbox cannot run here") => {
+                Some(format!(
+                    "This session runs without agentctx's kernel sandbox: {why}. Shell commands run as written and are judged by their words only; tell the user (the fix: docs/SECURITY.md, \"Under AppArmor, in containers\")."
+                ))
+            }
+            _ => None,
         }
     }
 
