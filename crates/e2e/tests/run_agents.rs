@@ -71,6 +71,9 @@ fn scenario(agent: &Agent) {
             // when it runs, where only the kernel can refuse it.
             vec![shell("echo x >> .coding-agent-rules.yaml; echo WRITE-DONE")],
             vec![shell("f=.coding-agent-rules; sh -c \"echo x >> $f.yaml\"; echo x > ~/e2e-home-write; echo KERNEL-WRITE-DONE")],
+            // What a later session would read as its config, made under
+            // names the hook cannot see: set aside when the run ends.
+            vec![shell("n=.agentctx; sh -c \"printf 'x: 1\\n' > $n.yaml\"; echo PLANT-DONE")],
             vec![(agent.read)("secrets/key.txt")],
             vec![Block::text("RUN-DONE")],
         ],
@@ -143,6 +146,13 @@ fn scenario(agent: &Agent) {
         "{context}"
     );
     assert!(!s.home.join("e2e-home-write").exists(), "{context}");
+    assert!(all.contains("PLANT-DONE"), "{context}");
+    assert!(!s.root.join(".agentctx.yaml").exists(), "{context}");
+    assert!(
+        s.root.join(".agentctx.yaml.agentctx-refused").exists(),
+        "{context}"
+    );
+    assert!(run.stderr.contains("which the rules protect"), "{context}");
     // Uninstalling leaves nothing of agentctx.
     let mut args = vec!["uninstall", agent.name];
     args.extend(agent.install.iter().filter(|a| **a == "--user"));

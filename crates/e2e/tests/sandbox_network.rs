@@ -212,3 +212,70 @@ fn exec_inside_run_is_not_a_second_sandbox() {
     );
     assert!(run.stdout.ends_with("ALLOWED-BODY"), "{}", run.stdout);
 }
+
+/// What the kernel refuses besides paths (seccomp): pushing input into
+/// the terminal (which the user's shell would run after the sandbox) and
+/// the kernel's key store (shared with the user's sessions outside).
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn terminal_injection_and_the_key_store_are_refused() {
+    let net = session("file_patterns:\n  exclude: [\"secrets/\"]\n");
+    let keyring = "python3 -c \"import ctypes; l=ctypes.CDLL(None, use_errno=True); r=l.syscall(248 if __import__('platform').machine()=='x86_64' else 217, b'user', b'e2e', b'v', 1, -4); print('ADD_KEY', r, ctypes.get_errno())\"";
+    let run = exec(&net, keyring);
+    assert!(
+        run.stdout.contains("ADD_KEY -1 1"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    // With a terminal (`script` gives the command one), as an interactive
+    // agent's commands have.
+    let agentctx = agentctx_e2e::agentctx_bin();
+    let code = "import fcntl, termios, os; fd=os.open('/dev/tty', os.O_RDWR); fcntl.ioctl(fd, termios.TIOCSTI, b'x'); print('INJECTED')";
+    let inject = format!("python3 -c {}", agentctx_shell_quote(code));
+    let line = format!(
+        "'{}' exec --session net -- {}",
+        agentctx.display(),
+        agentctx_shell_quote(&inject)
+    );
+    let run = net.s.agentctx_env(
+        &net.s.root,
+        &[
+            "run",
+            "--agent",
+            "claude",
+            "--",
+            "script",
+            "-qfc",
+            &line,
+            "/dev/null",
+        ],
+        &[],
+    );
+    assert!(
+        !run.stdout.contains("INJECTED"),
+        "{}{}",
+        run.stdout,
+        run.stderr
+    );
+    let direct = std::process::Command::new("script")
+        .args([
+            "-qfc",
+            &format!("'{}' run --agent claude -- {inject}", agentctx.display()),
+            "/dev/null",
+        ])
+        .env("HOME", &net.s.home)
+        .current_dir(&net.s.root)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&direct.stdout);
+    assert!(
+        out.contains("Operation not permitted") && !out.contains("INJECTED"),
+        "{out}"
+    );
+}
+
+fn agentctx_shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}

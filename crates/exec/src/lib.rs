@@ -279,6 +279,8 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
             .ok_or(SandboxError::NoBwrap)
             .and_then(|bwrap| bwrap.with_init(init_program(host)).probe(&sandbox))
     };
+    // The system call filter bubblewrap reads: open until the command starts.
+    let mut handed: Option<std::os::fd::OwnedFd> = None;
     let (mut command, mode) = match usable {
         Ok(bwrap) => {
             let mut extras = agentctx_sandbox::Extras {
@@ -293,16 +295,20 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
                     })
                 })?;
                 extras.relay = Some(started.relay.clone());
+                extras.net_socket = Some(started.net_socket.clone());
                 network = Some(started);
             }
-            let mut command = bwrap.command_with(
-                &plan,
-                &sandbox,
-                request.cwd,
-                shell,
-                &["-c", script],
-                &extras,
-            )?;
+            let (mut command, fd) = bwrap
+                .command_with(
+                    &plan,
+                    &sandbox,
+                    request.cwd,
+                    shell,
+                    &["-c", script],
+                    &extras,
+                )?
+                .into_parts();
+            handed = fd;
             if let Some(network) = &network {
                 network.set_env(&mut command);
             }
@@ -344,7 +350,9 @@ pub fn exec(host: &Host<'_>, request: &ExecRequest<'_>) -> Result<ExecOutcome, E
     };
     // Only the standard streams reach the command: a folder or file this
     // process inherited would lead around the masks (`/proc/self/fd/N`).
-    agentctx_sandbox::keep_only_stdio();
+    let handed_fds: Vec<std::os::fd::RawFd> =
+        handed.iter().map(std::os::fd::AsRawFd::as_raw_fd).collect();
+    agentctx_sandbox::keep_only_stdio(&handed_fds);
     let status = command.status().map_err(|source| ExecError::Spawn {
         program: PathBuf::from(command.get_program()),
         source,

@@ -37,6 +37,9 @@ pub struct Network {
     pub proxy: Proxy,
     /// What the namespace's first program starts.
     pub relay: Relay,
+    /// The proxy's socket and the folder of every proxy's socket
+    /// ([`agentctx_sandbox::Extras::net_socket`]).
+    pub net_socket: (PathBuf, PathBuf),
     /// The folder of the socket, removed when dropped.
     _dir: tempfile::TempDir,
 }
@@ -50,15 +53,36 @@ impl Network {
     /// # Errors
     /// The folder or the socket cannot be made.
     pub fn start(policy: Policy) -> std::io::Result<Self> {
-        Self::start_in(&socket_base(), policy)
+        let base = socket_base().join(format!(
+            "agentctx-net-{}",
+            rustix::process::getuid().as_raw()
+        ));
+        Self::start_in(&base, policy)
     }
 
     /// Starts the proxy for `policy` on a socket in a private folder made
-    /// in `base`.
+    /// in `base`, the folder of every proxy's socket, which each sandbox
+    /// sees covered by one holding only its own.
     ///
     /// # Errors
     /// The folder or the socket cannot be made.
     pub fn start_in(base: &Path, policy: Policy) -> std::io::Result<Self> {
+        use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(base)?;
+        let meta = std::fs::symlink_metadata(base)?;
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            if !meta.is_dir() || meta.uid() != rustix::process::getuid().as_raw() {
+                return Err(std::io::Error::other(format!(
+                    "{} is not a folder of this user's",
+                    base.display()
+                )));
+            }
+        }
+        std::fs::set_permissions(base, std::fs::Permissions::from_mode(0o700))?;
         // A folder only this user may enter: whoever reaches the socket
         // uses the allow list.
         let dir = tempfile::Builder::new()
@@ -70,11 +94,12 @@ impl Network {
             .unwrap_or(PROXY_PORT);
         let proxy = Proxy::start(&dir.path().join("proxy.sock"), policy)?;
         let relay = Relay {
-            socket: proxy.socket().to_path_buf(),
+            socket: base.join(agentctx_sandbox::SOCKET_NAME),
             proxy_port,
             forwards,
         };
         Ok(Self {
+            net_socket: (proxy.socket().to_path_buf(), base.to_path_buf()),
             proxy,
             relay,
             _dir: dir,
@@ -99,7 +124,21 @@ impl Network {
         self.proxy
             .refusals()
             .into_iter()
-            .map(|r| format!("agentctx: the network rules refused a connection: {r}"))
+            .map(|r| {
+                // What a client sent is shown, never obeyed: control
+                // characters (a terminal's escape sequences) are escaped.
+                let shown: String = r
+                    .chars()
+                    .flat_map(|c| {
+                        if c.is_control() {
+                            c.escape_default().collect::<Vec<_>>()
+                        } else {
+                            vec![c]
+                        }
+                    })
+                    .collect();
+                format!("agentctx: the network rules refused a connection: {shown}")
+            })
             .collect()
     }
 }

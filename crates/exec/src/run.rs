@@ -170,6 +170,12 @@ pub fn run(host: &Host<'_>, request: &RunRequest<'_>) -> Result<RunOutcome, RunE
         path: run_state.clone(),
         source,
     })?;
+    // The scripts at the top of the agent's own folders (a status line a
+    // read-only settings file runs) stay read-only; what the agent may not
+    // leave behind is watched for and set aside when it ends.
+    needs
+        .read_only
+        .extend(own.iter().flat_map(|f| scripts_in(f)));
     let plan = agentctx_guard::plan_for_run(
         host,
         &rules,
@@ -177,6 +183,16 @@ pub fn run(host: &Host<'_>, request: &RunRequest<'_>) -> Result<RunOutcome, RunE
         &needs.read_only,
         Some((&sandbox, "run")),
     )?;
+    let mut watched = crate::aside::watch(host, &rules);
+    watched.walk = plan.mounts.walked.clone();
+    watched.absent.extend(
+        agentctx_guard::protect::protected_paths(host, &rules)
+            .into_iter()
+            .chain(needs.read_only.iter().cloned())
+            .filter(|p| !p.starts_with(rules.root()))
+            .filter(|p| std::fs::symlink_metadata(p).is_err()),
+    );
+    let scripts_before: Vec<PathBuf> = own.iter().flat_map(|f| scripts_in(f)).collect();
     let allowed = agent_hosts(host, request.agent, request.allow);
     let policy = agentctx_guard::network::network_policy(host, &rules, &allowed)
         .map_err(RunError::Network)?
@@ -187,6 +203,7 @@ pub fn run(host: &Host<'_>, request: &RunRequest<'_>) -> Result<RunOutcome, RunE
     })?;
     let extras = Extras {
         relay: Some(network.relay.clone()),
+        net_socket: Some(network.net_socket.clone()),
         bind_over: vec![(run_state.clone(), state.clone())],
         init_program: agentctx_guard::init_program(host),
     };
@@ -207,7 +224,7 @@ pub fn run(host: &Host<'_>, request: &RunRequest<'_>) -> Result<RunOutcome, RunE
     net::scrub(&mut command, &secrets, needs.key_vars);
     network.set_env(&mut command);
     command.env(net::RUN_MARKER, &id);
-    agentctx_sandbox::keep_only_stdio();
+    agentctx_sandbox::keep_only_stdio(&command.handed_fds());
     let status = {
         let _ignore = ignore_interrupts();
         command.status().map_err(|source| RunError::Io {
@@ -215,11 +232,57 @@ pub fn run(host: &Host<'_>, request: &RunRequest<'_>) -> Result<RunOutcome, RunE
             source,
         })?
     };
+    // The sandbox and everything in it are gone: what the agent left where
+    // the rules protect, and new scripts at the top of its own folders,
+    // are set aside (renamed beside, never removed).
+    let mut refused = network.refusals();
+    refused.extend(crate::aside::restore_head(watched.head.as_ref()));
+    let mut made = crate::aside::made_by(&watched);
+    made.extend(
+        own.iter()
+            .flat_map(|f| scripts_in(f))
+            .filter(|p| !scripts_before.contains(p)),
+    );
+    refused.extend(
+        crate::aside::set_aside(rules.root(), &made, &watched.links)
+            .into_iter()
+            .map(|line| line.replace("the command created", "the agent's session created")),
+    );
     Ok(RunOutcome {
         status,
-        refused: network.refusals(),
+        refused,
         state: run_state,
     })
+}
+
+/// The files at the top of `folder` that a program runs: executable, or
+/// named as a script (`statusline.sh`, `notify.py`).
+fn scripts_in(folder: &Path) -> Vec<PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    const SCRIPTS: [&str; 10] = [
+        "sh", "bash", "zsh", "fish", "py", "js", "mjs", "cjs", "ts", "rb",
+    ];
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .flatten()
+        .take(4096)
+        .filter(|e| {
+            let Ok(meta) = std::fs::symlink_metadata(e.path()) else {
+                return false;
+            };
+            let executable = meta.is_file() && meta.permissions().mode() & 0o111 != 0;
+            let script = e
+                .path()
+                .extension()
+                .is_some_and(|x| SCRIPTS.iter().any(|s| x.eq_ignore_ascii_case(s)));
+            (meta.is_file() || meta.is_symlink()) && (executable || script)
+        })
+        .map(|e| e.path())
+        .collect();
+    found.sort();
+    found
 }
 
 fn stamp() -> u128 {

@@ -3,8 +3,8 @@
 //! HTTP requests in absolute form, each judged by the [`Policy`].
 
 use std::io::{self, Read, Write};
-use std::os::fd::AsFd;
 use std::net::{Shutdown, TcpStream};
+use std::os::fd::AsFd;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

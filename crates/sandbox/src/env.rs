@@ -39,39 +39,33 @@ pub struct SecretEnv {
 
 /// The last word of a name that makes it a secret's (`*_TOKEN`,
 /// `*_PASSWORD`).
-const SECRET_WORDS: [&str; 9] = [
+const SECRET_WORDS: [&str; 16] = [
     "SECRET",
     "TOKEN",
     "PASSWORD",
     "PASSWD",
+    "PASS",
     "PWD",
     "APIKEY",
+    "KEY",
     "CREDENTIALS",
     "CREDENTIAL",
+    "CREDS",
     "PAT",
-];
-
-/// The word before a final `KEY` that makes it a secret's (`*_API_KEY`,
-/// `*_PRIVATE_KEY`).
-const KEY_KINDS: [&str; 10] = [
-    "API",
-    "SECRET",
-    "ACCESS",
-    "PRIVATE",
     "AUTH",
-    "SIGNING",
-    "ENCRYPTION",
-    "MASTER",
-    "SERVICE",
-    "ACCOUNT",
+    "DSN",
+    "WEBHOOK",
+    "COOKIE",
 ];
 
 /// How the values of well-known credentials start.
-const VALUE_PREFIXES: [&str; 22] = [
+const VALUE_PREFIXES: [&str; 24] = [
     "sk-",
     "sk_live_",
     "sk_test_",
     "rk_live_",
+    "rk_test_",
+    "pk_live_",
     "ghp_",
     "gho_",
     "ghu_",
@@ -159,8 +153,9 @@ fn secret_name(name: &str) -> bool {
         [.., last] if SECRET_WORDS.contains(last) => true,
         // `PGPASSWORD`, `SUDOPASSWD`.
         [.., last] if last.ends_with("PASSWORD") || last.ends_with("PASSWD") => true,
-        [.., kind, "KEY"] => KEY_KINDS.contains(kind),
         [.., "KEY", "ID"] => true,
+        // `SLACK_WEBHOOK_URL`: the secret is the URL's path.
+        [.., "WEBHOOK", "URL"] => true,
         _ => upper.contains("SECRET"),
     }
 }
@@ -168,12 +163,13 @@ fn secret_name(name: &str) -> bool {
 fn secret_value(value: &str) -> bool {
     let long = value.len() >= 16;
     let known = long && VALUE_PREFIXES.iter().any(|p| value.starts_with(p));
-    // A URL with a password in it: `postgres://user:pass@host/db`.
+    // A URL with a password in it (`postgres://user:pass@host/db`), or a
+    // key as its user (`https://KEY@sentry.io/1`).
     let url_password = value.split_once("://").is_some_and(|(_, rest)| {
         let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
         authority
             .rsplit_once('@')
-            .is_some_and(|(user, _)| user.contains(':'))
+            .is_some_and(|(user, _)| user.contains(':') || user.len() >= 16)
     });
     // A JSON Web Token: three base64url parts, the first a JSON object.
     let jwt = value.starts_with("eyJ") && value.matches('.').count() == 2 && long;
@@ -204,6 +200,14 @@ mod tests {
             "DEPLOY_PRIVATE_KEY",
             "NPM_TOKEN",
             "CLAUDE_CODE_OAUTH_TOKEN",
+            "OPENAI_KEY",
+            "STRIPE_KEY",
+            "DB_PASS",
+            "MYVAR_CREDS",
+            "NPM_CONFIG__AUTH",
+            "SLACK_WEBHOOK",
+            "SLACK_WEBHOOK_URL",
+            "SENTRY_DSN",
         ] {
             assert!(secret_name(secret), "{secret}");
         }
@@ -218,6 +222,9 @@ mod tests {
             "KEYBOARD",
             "GPG_TTY",
             "TERM",
+            "KEYMAP",
+            "PASSWORD_STORE_DIR",
+            "XAUTHORITY",
         ] {
             assert!(!secret_name(plain), "{plain}");
         }
@@ -232,6 +239,8 @@ mod tests {
             "postgres://app:hunter2@db.internal/app",
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl",
             "-----BEGIN OPENSSH PRIVATE KEY-----",
+            "rk_test_0123456789abcdef",
+            "https://0123456789abcdef0123@o1.ingest.sentry.io/1",
         ] {
             assert!(secret_value(value), "{value}");
         }

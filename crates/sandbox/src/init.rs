@@ -107,6 +107,11 @@ pub struct InitPlan {
     /// The relay of the network namespace, listening before the command
     /// starts.
     pub relay: Option<agentctx_network::Relay>,
+    /// The proxy's socket (source) and the folder of every proxy's
+    /// socket (base): the base is covered by an empty folder holding only
+    /// this sandbox's socket, as `base/proxy.sock`, so no sandbox reaches
+    /// another's proxy (and its allow list).
+    pub net_socket: Option<(PathBuf, PathBuf)>,
     /// Only the relay and the command: bubblewrap made the masks (it could
     /// not hand this program capabilities).
     pub no_masks: bool,
@@ -154,6 +159,11 @@ impl InitPlan {
         }
         if self.no_masks {
             out.push("--no-masks".into());
+        }
+        if let Some((source, base)) = &self.net_socket {
+            out.push("--net-socket".into());
+            out.push(source.as_os_str().to_owned());
+            out.push(base.as_os_str().to_owned());
         }
         if let Some(relay) = &self.relay {
             out.push("--relay-socket".into());
@@ -229,6 +239,16 @@ impl InitPlan {
                 Some("--hide-dir") => plan.hidden_dirs.push(value),
                 Some("--hide-file") => plan.hidden_files.push(value),
                 Some("--denied") => denied = Some(value),
+                Some("--net-socket") => {
+                    let base = args
+                        .next()
+                        .map(PathBuf::from)
+                        .filter(|p| p.is_absolute())
+                        .ok_or_else(|| {
+                            InitError::Usage("--net-socket needs two absolute paths".to_owned())
+                        })?;
+                    plan.net_socket = Some((value, base));
+                }
                 Some("--bind-over") => {
                     let target = args
                         .next()
@@ -390,8 +410,39 @@ fn make_masks(plan: &InitPlan) -> Result<(), InitError> {
         mount_bind(source, target).map_err(mount_error("bind", target))?;
         remount(target, Access::Writable)?;
     }
+    if let Some((source, base)) = &plan.net_socket {
+        // Held open first: the folder that holds it is covered next.
+        let held = rustix::fs::open(
+            source,
+            rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .map_err(mount_error("open", source))?;
+        let held_path = PathBuf::from(format!(
+            "/proc/self/fd/{}",
+            std::os::fd::AsRawFd::as_raw_fd(&held)
+        ));
+        mount(
+            "tmpfs",
+            base,
+            "tmpfs",
+            MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
+            c"mode=0700",
+        )
+        .map_err(mount_error("cover", base))?;
+        let socket = base.join(SOCKET_NAME);
+        std::fs::File::create(&socket).map_err(|source| InitError::Mount {
+            what: "make",
+            path: socket.clone(),
+            source,
+        })?;
+        mount_bind(&held_path, &socket).map_err(mount_error("bind", &socket))?;
+    }
     Ok(())
 }
+
+/// The name of this sandbox's proxy socket in the covered folder.
+pub const SOCKET_NAME: &str = "proxy.sock";
 
 /// Every mount below a read-only path read-only too (one the system had
 /// there, copied with it), unless a folder writable again lies between:
@@ -643,6 +694,7 @@ mod tests {
                 proxy_port: 3128,
                 forwards: vec![8080, 5432],
             }),
+            net_socket: Some(("/tmp/n/a1/proxy.sock".into(), "/tmp/n".into())),
             no_masks: false,
             program: "/bin/bash".into(),
             args: vec!["-c".into(), "--ro x".into()],

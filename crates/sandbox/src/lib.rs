@@ -43,6 +43,7 @@ mod env;
 mod init;
 mod layers;
 mod scan;
+mod seccomp;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,7 +53,7 @@ use sha2::{Digest as _, Sha256};
 
 pub use agentctx_network::Relay;
 pub use env::{EnvPatternError, SecretEnv};
-pub use init::{InitError, InitPlan, enter};
+pub use init::{InitError, InitPlan, SOCKET_NAME, enter};
 pub use scan::{Mounts, Protection, Walk};
 
 /// Why a command cannot run sandboxed.
@@ -358,7 +359,7 @@ impl Bwrap {
         cwd: &Path,
         program: &str,
         args: &[&str],
-    ) -> Result<Command, SandboxError> {
+    ) -> Result<SandboxCommand, SandboxError> {
         self.command_with(plan, state, cwd, program, args, &Extras::default())
     }
 
@@ -376,7 +377,7 @@ impl Bwrap {
         program: &str,
         args: &[&str],
         extras: &Extras,
-    ) -> Result<Command, SandboxError> {
+    ) -> Result<SandboxCommand, SandboxError> {
         let denied = denied_file(state)?;
         let writable = &plan.mounts.writable;
         let mut command = Command::new(&self.path);
@@ -402,6 +403,15 @@ impl Bwrap {
         if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
             command.arg("--new-session");
         }
+        // No input pushed into a terminal (an interactive agent's, which
+        // runs it after the sandbox ends), no shared key store.
+        let seccomp = seccomp_fd().map_err(|source| SandboxError::Io {
+            path: PathBuf::from("memfd:agentctx-seccomp"),
+            source,
+        })?;
+        command
+            .arg("--seccomp")
+            .arg(std::os::fd::AsRawFd::as_raw_fd(&seccomp).to_string());
         // Only loopback: every connection goes through the relay to the
         // proxy outside, which judges it.
         if extras.relay.is_some() {
@@ -443,6 +453,7 @@ impl Bwrap {
                 fresh_dev: root,
                 bind_over: extras.bind_over.clone(),
                 relay: extras.relay.clone(),
+                net_socket: extras.net_socket.clone(),
                 no_masks: false,
                 program: program.into(),
                 args: args.iter().map(Into::into).collect(),
@@ -454,7 +465,10 @@ impl Bwrap {
                 .args(["--as-pid-1", "--cap-add", "ALL", "--"])
                 .arg(init)
                 .args(plan.to_args());
-            return Ok(command);
+            return Ok(SandboxCommand {
+                command,
+                seccomp: Some(seccomp),
+            });
         }
         command.args(["--cap-drop", "ALL"]);
         for path in writable {
@@ -485,6 +499,14 @@ impl Bwrap {
         for (source, target) in &extras.bind_over {
             command.arg("--bind").arg(source).arg(target);
         }
+        if let Some((source, base)) = &extras.net_socket {
+            command
+                .args(["--perms", "0700", "--tmpfs"])
+                .arg(base)
+                .arg("--bind")
+                .arg(source)
+                .arg(base.join(init::SOCKET_NAME));
+        }
         command.arg("--chdir").arg(cwd).arg("--");
         match &extras.relay {
             None => {
@@ -510,7 +532,10 @@ impl Bwrap {
                 command.arg(first).args(relay_only.to_args());
             }
         }
-        Ok(command)
+        Ok(SandboxCommand {
+            command,
+            seccomp: Some(seccomp),
+        })
     }
 }
 
@@ -522,6 +547,10 @@ pub struct Extras {
     pub relay: Option<agentctx_network::Relay>,
     /// Folders bound writable over others (source, target), last.
     pub bind_over: Vec<(PathBuf, PathBuf)>,
+    /// The proxy's socket and the folder of every proxy's socket, covered
+    /// in the sandbox by one holding only this socket (as `proxy.sock`):
+    /// the relay's `socket` is that path.
+    pub net_socket: Option<(PathBuf, PathBuf)>,
     /// `agentctx-sandbox-init`, which runs the relay where bubblewrap makes
     /// the masks itself.
     pub init_program: Option<PathBuf>,
@@ -565,7 +594,60 @@ fn denied_file(state: &Path) -> Result<PathBuf, SandboxError> {
 /// Marks every file descriptor above standard error close-on-exec, so that
 /// none reaches the sandbox: a folder or file opened outside it (by the
 /// agent, or whoever started this process) would be a way around every
-/// mask through `/proc/self/fd`. Call it before starting the sandbox.
-pub fn keep_only_stdio() {
-    close_fds::set_fds_cloexec_threadsafe(3, &[]);
+/// mask through `/proc/self/fd`. Call it before starting the sandbox, with
+/// what the sandbox command must hand to bubblewrap
+/// ([`SandboxCommand::handed_fds`]).
+pub fn keep_only_stdio(handed: &[std::os::fd::RawFd]) {
+    close_fds::set_fds_cloexec_threadsafe(3, handed);
+}
+
+/// The bubblewrap command of a sandbox, and what it hands bubblewrap (the
+/// system call filter, read once by bubblewrap before the command runs).
+#[derive(Debug)]
+pub struct SandboxCommand {
+    command: Command,
+    seccomp: Option<std::os::fd::OwnedFd>,
+}
+
+impl SandboxCommand {
+    /// The command, and the file bubblewrap must inherit (kept open until
+    /// the command has started).
+    pub fn into_parts(self) -> (Command, Option<std::os::fd::OwnedFd>) {
+        (self.command, self.seccomp)
+    }
+
+    /// The file descriptors bubblewrap must inherit.
+    pub fn handed_fds(&self) -> Vec<std::os::fd::RawFd> {
+        self.seccomp
+            .iter()
+            .map(std::os::fd::AsRawFd::as_raw_fd)
+            .collect()
+    }
+}
+
+impl std::ops::Deref for SandboxCommand {
+    type Target = Command;
+    fn deref(&self) -> &Command {
+        &self.command
+    }
+}
+
+impl std::ops::DerefMut for SandboxCommand {
+    fn deref_mut(&mut self) -> &mut Command {
+        &mut self.command
+    }
+}
+
+/// The filter of [`seccomp::filter`] in a memory file bubblewrap inherits
+/// (not close-on-exec), read from its start.
+fn seccomp_fd() -> std::io::Result<std::os::fd::OwnedFd> {
+    use rustix::fs::{MemfdFlags, SeekFrom, memfd_create, seek};
+    let fd = memfd_create("agentctx-seccomp", MemfdFlags::ALLOW_SEALING)?;
+    let program = seccomp::filter();
+    let mut written = 0;
+    while written < program.len() {
+        written += rustix::io::write(&fd, &program[written..])?;
+    }
+    seek(&fd, SeekFrom::Start(0))?;
+    Ok(fd)
 }

@@ -168,7 +168,9 @@ impl Call<'_> {
             return None;
         }
         match agentctx_guard::shell_run(self.host, &rules) {
-            agentctx_guard::ShellRun::Plain(why) if why.starts_with("the sandbox cannot run here") => {
+            agentctx_guard::ShellRun::Plain(why)
+                if why.starts_with("the sandbox cannot run here") =>
+            {
                 Some(format!(
                     "This session runs without agentctx's kernel sandbox: {why}. Shell commands run as written and are judged by their words only; tell the user (the fix: docs/SECURITY.md, \"Under AppArmor, in containers\")."
                 ))
