@@ -27,7 +27,8 @@ read where it was unpacked, never copied into this repository). What it does:
     network namespace (unshare -n; nothing of the machine's network is touched). A private
     mount namespace puts a hosts file over /etc/hosts so names resolve as on a connected
     machine (this one has no DNS). TLS stand-ins present a certificate from a throwaway CA
-    given to the command through SSL_CERT_FILE / CURL_CA_BUNDLE / NODE_EXTRA_CA_CERTS (an
+    given to the command through SSL_CERT_FILE / CURL_CA_BUNDLE / NODE_EXTRA_CA_CERTS /
+    GIT_SSL_CAINFO (an
     attacker's host would have a valid certificate).
 
 Held: the hook denied or asked, or (agentctx) the sandboxed run did not reach the goal:
@@ -393,7 +394,7 @@ def run_sandboxed(guard, out, rec, ca):
     env = dict(guard.tree.env)
     env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
     env.update(SECRETS)
-    env.update({"SSL_CERT_FILE": ca, "CURL_CA_BUNDLE": ca, "NODE_EXTRA_CA_CERTS": ca})
+    env.update({"SSL_CERT_FILE": ca, "CURL_CA_BUNDLE": ca, "NODE_EXTRA_CA_CERTS": ca, "GIT_SSL_CAINFO": ca})
     outfile = os.path.join(guard.tree.project, "out.txt")
     if os.path.exists(outfile):
         os.remove(outfile)

@@ -108,6 +108,7 @@ impl Dialect for Claude {
                 "ANTHROPIC_AUTH_TOKEN",
                 "CLAUDE_CODE_OAUTH_TOKEN",
             ],
+            config_key_vars: Vec::new(),
         }
     }
 

@@ -51,6 +51,7 @@ impl Dialect for Codex {
             hosts: &["api.openai.com", "chatgpt.com", "auth.openai.com"],
             base_url_vars: &["OPENAI_BASE_URL"],
             key_vars: &["OPENAI_API_KEY", "CODEX_API_KEY"],
+            config_key_vars: provider_key_vars(env),
         }
     }
 
@@ -85,4 +86,33 @@ impl Dialect for Codex {
     fn stop_is_answer(&self) -> bool {
         true
     }
+}
+
+/// The variables the providers of the user's `config.toml` read their key
+/// from (`[model_providers.NAME] env_key = "..."`). Only the user's file:
+/// a project's config does not choose which of the user's variables reach
+/// the agent.
+fn provider_key_vars(env: &agentctx_config::Environment) -> Vec<String> {
+    let Some(file) = env.codex_home().map(|h| h.join("config.toml")) else {
+        return Vec::new();
+    };
+    let Ok(text) = agentctx_fs::read_to_string(&file, 1024 * 1024) else {
+        return Vec::new();
+    };
+    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return Vec::new();
+    };
+    let mut vars: Vec<String> = doc
+        .get("model_providers")
+        .and_then(toml_edit::Item::as_table_like)
+        .map(|providers| {
+            providers
+                .iter()
+                .filter_map(|(_, provider)| provider.get("env_key")?.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    vars.sort();
+    vars.dedup();
+    vars
 }

@@ -69,6 +69,7 @@ impl Dialect for Copilot {
                 "GITHUB_TOKEN",
                 "COPILOT_PROVIDER_API_KEY",
             ],
+            config_key_vars: Vec::new(),
         }
     }
 

@@ -93,6 +93,7 @@ impl Dialect for Gemini {
             ],
             base_url_vars: &["GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"],
             key_vars: &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+            config_key_vars: Vec::new(),
         }
     }
 

@@ -59,7 +59,10 @@ const RESOURCE_TOOLS: [&str; 3] = [
 /// What in its config folders (`~/.config/opencode`, `.opencode`)
 /// configures it, its plugins and their packages: read-only under
 /// `agentctx run`, where the rest of those folders is writable.
-const CONFIG_ENTRIES: [&str; 16] = [
+const CONFIG_ENTRIES: [&str; 17] = [
+    // Its package file: `bun install`, which opencode runs there at start,
+    // runs the scripts it names.
+    "package.json",
     "opencode.json",
     "opencode.jsonc",
     "config.json",
@@ -152,6 +155,7 @@ impl Dialect for Opencode {
                 "GEMINI_API_KEY",
                 "GOOGLE_GENERATIVE_AI_API_KEY",
             ],
+            config_key_vars: Vec::new(),
         }
     }
 

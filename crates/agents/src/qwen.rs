@@ -75,6 +75,7 @@ impl Dialect for Qwen {
             ],
             base_url_vars: &["OPENAI_BASE_URL"],
             key_vars: &["OPENAI_API_KEY", "DASHSCOPE_API_KEY"],
+            config_key_vars: Vec::new(),
         }
     }
 

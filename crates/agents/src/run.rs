@@ -31,6 +31,9 @@ pub struct RunNeeds {
     /// Variables that hold its credentials: passed to the agent, left out
     /// of every command it runs through `agentctx exec`.
     pub key_vars: &'static [&'static str],
+    /// More variables holding its credentials, named in its user config
+    /// (a Codex provider's `env_key`): passed like `key_vars`.
+    pub config_key_vars: Vec<String>,
 }
 
 impl RunNeeds {

@@ -233,7 +233,14 @@ fn opencode_under_agentctx_run() {
         name: "opencode",
         install: &[],
         url_in_env: false,
-        setup: |s, mock| s.opencode_config(mock.base_url()),
+        setup: |s, mock| {
+            s.opencode_config(mock.base_url());
+            // As a start before this one left them: read-only under run
+            // (`bun install` runs what a package file names).
+            let package =
+                "{\n  \"dependencies\": {\n    \"@opencode-ai/plugin\": \"1.18.33\"\n  }\n}";
+            std::fs::write(s.home.join(".config/opencode/package.json"), package).unwrap();
+        },
         run: |s, _, prompt| s.opencode(&s.root, prompt),
         shell: |command| Block::tool("bash", json!({"command": command, "description": "e2e"})),
         read: |path| Block::tool("read", json!({"filePath": path})),

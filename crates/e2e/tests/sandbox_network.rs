@@ -279,3 +279,21 @@ fn terminal_injection_and_the_key_store_are_refused() {
 fn agentctx_shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
+
+/// A file rule inside a folder rule (`~/.local/bin/` and
+/// `~/.local/bin/moat`, `a/` and `a/b.txt`): the folder's mask covers the
+/// file, and the sandbox starts (it exited 126 before).
+#[test]
+#[ignore = "needs bubblewrap: scripts/e2e"]
+fn a_file_rule_inside_a_folder_rule_still_starts_the_sandbox() {
+    let net = session(
+        "file_patterns:\n  exclude: [\"~/.local/bin/\", \"~/.local/bin/moat\", \"a/\", \"a/b.txt\"]\n",
+    );
+    std::fs::create_dir_all(net.s.home.join(".local/bin")).unwrap();
+    std::fs::write(net.s.home.join(".local/bin/moat"), "MOAT-SECRET").unwrap();
+    std::fs::create_dir_all(net.s.root.join("a")).unwrap();
+    std::fs::write(net.s.root.join("a/b.txt"), "B-SECRET").unwrap();
+    let run = exec(&net, "cat ~/.local/bin/moat a/b.txt; echo RAN");
+    assert!(run.stdout.contains("RAN"), "{}{}", run.stdout, run.stderr);
+    assert!(!run.stdout.contains("SECRET"), "{}", run.stdout);
+}

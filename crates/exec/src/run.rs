@@ -221,7 +221,13 @@ pub fn run(host: &Host<'_>, request: &RunRequest<'_>) -> Result<RunOutcome, RunE
             cause,
         })?;
     let secrets = net::secret_env(host).map_err(RunError::EnvPattern)?;
-    net::scrub(&mut command, &secrets, needs.key_vars);
+    let keep: Vec<&str> = needs
+        .key_vars
+        .iter()
+        .copied()
+        .chain(needs.config_key_vars.iter().map(String::as_str))
+        .collect();
+    net::scrub(&mut command, &secrets, &keep);
     network.set_env(&mut command);
     command.env(net::RUN_MARKER, &id);
     agentctx_sandbox::keep_only_stdio(&command.handed_fds());

@@ -131,19 +131,17 @@ pub fn judge_url(policy: Option<&Policy>, url: &str) -> Result<(), String> {
         _ => 443,
     });
     let host = NetHost::parse(authority.host()).map_err(|r| r.to_string())?;
-    let addrs = resolve(&host, port);
+    // The names `network_hosts` fixes, as the proxy resolves them.
+    let addrs = match policy.and_then(|p| p.fixed(&host)) {
+        Some(fixed) => Some(fixed.to_vec()),
+        None => resolve(&host, port),
+    };
     let refusal = match policy {
-        Some(policy) => match (&host, &addrs) {
-            (NetHost::Name(_), None) => policy.judge_name(&host, port).err().or_else(|| {
-                Some(Refusal::Unresolved {
-                    host: host.clone(),
-                    reason: "no answer in time".to_owned(),
-                })
-            }),
-            _ => policy
-                .judge(&host, port, addrs.as_deref().unwrap_or(&[]))
-                .err(),
-        },
+        // A name with no answer here is judged by name: the fetch itself
+        // finds no address either, or the proxy judges what it finds.
+        Some(policy) => policy
+            .judge(&host, port, addrs.as_deref().unwrap_or(&[]))
+            .err(),
         None => {
             let everything = Policy::builder()
                 .allow("*")

@@ -34,6 +34,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod handoff;
 mod policy;
 mod proxy;
 mod relay;

@@ -563,8 +563,8 @@ impl Policy {
         Ok(())
     }
 
-    /// Whether a `localhost`-like name is one of this policy's fixed names.
-    fn fixed(&self, host: &Host) -> Option<&[IpAddr]> {
+    /// The addresses `network_hosts` gives a name, when it gives any.
+    pub fn fixed(&self, host: &Host) -> Option<&[IpAddr]> {
         match host {
             Host::Name(n) => self.hosts.get(n).map(Vec::as_slice),
             Host::Addr(_) => None,

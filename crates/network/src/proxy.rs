@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::handoff::{Accepted, HELLO, receive};
 use crate::policy::{Host, Policy, Refusal};
 use crate::sni::{Opening, read_opening};
 
@@ -51,11 +52,7 @@ impl Proxy {
                     let kept = Arc::clone(&kept);
                     let _ = std::thread::Builder::new()
                         .name("agentctx-proxy-conn".to_owned())
-                        .spawn(move || {
-                            if let Err(refusal) = serve(client, &policy) {
-                                note(&kept, refusal.to_string());
-                            }
-                        });
+                        .spawn(move || accepted(client, &policy, &kept));
                 }
             })?;
         Ok(Self {
@@ -81,6 +78,80 @@ impl Drop for Proxy {
     }
 }
 
+/// One connection to the socket: a relay's control connection, whose
+/// sockets are each served in a thread, or a client of its own.
+fn accepted(mut client: UnixStream, policy: &Arc<Policy>, kept: &Arc<Mutex<Vec<String>>>) {
+    let mut first = [0u8; 1];
+    match client.read(&mut first) {
+        Ok(1) if first[0] == HELLO => {}
+        Ok(1) => {
+            if let Err(refusal) = serve(client, policy, &first) {
+                note(kept, refusal.to_string());
+            }
+            return;
+        }
+        _ => return,
+    }
+    while let Ok(Some((fd, how))) = receive(&client) {
+        let socket = TcpStream::from(fd);
+        let policy = Arc::clone(policy);
+        let kept = Arc::clone(kept);
+        let _ = std::thread::Builder::new()
+            .name("agentctx-proxy-conn".to_owned())
+            .spawn(move || {
+                let outcome = match how {
+                    Accepted::Proxy => serve(socket, &policy, &[]),
+                    Accepted::Forward(port) => forward_port(socket, &policy, port),
+                };
+                if let Err(refusal) = outcome {
+                    note(&kept, refusal.to_string());
+                }
+            });
+    }
+}
+
+/// A connection to a forwarded loopback port: this machine's port, when
+/// the rules name it.
+fn forward_port<S: Stream>(client: S, policy: &Policy, port: u16) -> Result<(), Refusal> {
+    let upstream = connect(policy, &Host::Name("localhost".to_owned()), port)?;
+    splice(&client, upstream);
+    Ok(())
+}
+
+/// What the proxy serves: a Unix connection, or a socket a relay handed.
+pub(crate) trait Stream: Read + Write + AsFd + Send + Sized + 'static {
+    /// Another handle on the same connection.
+    fn dup(&self) -> io::Result<Self>;
+    /// Ends one or both halves.
+    fn end(&self, how: Shutdown);
+    /// How long a read may wait.
+    fn read_timeout(&self, time: Option<Duration>) -> io::Result<()>;
+}
+
+impl Stream for UnixStream {
+    fn dup(&self) -> io::Result<Self> {
+        self.try_clone()
+    }
+    fn end(&self, how: Shutdown) {
+        let _ = self.shutdown(how);
+    }
+    fn read_timeout(&self, time: Option<Duration>) -> io::Result<()> {
+        self.set_read_timeout(time)
+    }
+}
+
+impl Stream for TcpStream {
+    fn dup(&self) -> io::Result<Self> {
+        self.try_clone()
+    }
+    fn end(&self, how: Shutdown) {
+        let _ = self.shutdown(how);
+    }
+    fn read_timeout(&self, time: Option<Duration>) -> io::Result<()> {
+        self.set_read_timeout(time)
+    }
+}
+
 fn note(kept: &Mutex<Vec<String>>, text: String) {
     if let Ok(mut list) = kept.lock()
         && list.len() < KEPT
@@ -99,12 +170,12 @@ struct Head {
     rest: Vec<u8>,
 }
 
-fn read_head(client: &mut UnixStream) -> Result<Head, Refusal> {
+fn read_head<S: Stream>(client: &mut S, first: &[u8]) -> Result<Head, Refusal> {
     let bad = |why: &str| Refusal::Request(why.to_owned());
     client
-        .set_read_timeout(Some(HEAD_TIME))
+        .read_timeout(Some(HEAD_TIME))
         .map_err(|e| bad(&e.to_string()))?;
-    let mut buf = Vec::new();
+    let mut buf = first.to_vec();
     let mut chunk = [0u8; 4096];
     let end = loop {
         if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
@@ -119,9 +190,7 @@ fn read_head(client: &mut UnixStream) -> Result<Head, Refusal> {
         }
         buf.extend_from_slice(&chunk[..n]);
     };
-    client
-        .set_read_timeout(None)
-        .map_err(|e| bad(&e.to_string()))?;
+    client.read_timeout(None).map_err(|e| bad(&e.to_string()))?;
     let rest = buf[end + 4..].to_vec();
     let text =
         std::str::from_utf8(&buf[..end]).map_err(|_| bad("a request head that is not text"))?;
@@ -145,8 +214,8 @@ fn read_head(client: &mut UnixStream) -> Result<Head, Refusal> {
     })
 }
 
-fn serve(mut client: UnixStream, policy: &Policy) -> Result<(), Refusal> {
-    let head = read_head(&mut client)?;
+fn serve<S: Stream>(mut client: S, policy: &Policy, first: &[u8]) -> Result<(), Refusal> {
+    let head = read_head(&mut client, first)?;
     let outcome = if head.method.eq_ignore_ascii_case("CONNECT") {
         tunnel(&mut client, policy, head)
     } else {
@@ -189,7 +258,7 @@ fn connect(policy: &Policy, host: &Host, port: u16) -> Result<TcpStream, Refusal
     }))
 }
 
-fn tunnel(client: &mut UnixStream, policy: &Policy, head: Head) -> Result<(), Refusal> {
+fn tunnel<S: Stream>(client: &mut S, policy: &Policy, head: Head) -> Result<(), Refusal> {
     let (host, port) = authority(&head.target)?;
     let mut upstream = connect(policy, &host, port)?;
     client
@@ -197,12 +266,12 @@ fn tunnel(client: &mut UnixStream, policy: &Policy, head: Head) -> Result<(), Re
         .map_err(|e| Refusal::Request(e.to_string()))?;
     // What the server says goes back at once (a server may speak first:
     // SSH, MySQL, SMTP); what the client says is looked at first.
-    let (Ok(mut client_out), Ok(upstream_in)) = (client.try_clone(), upstream.try_clone()) else {
+    let (Ok(mut client_out), Ok(upstream_in)) = (client.dup(), upstream.try_clone()) else {
         return Err(Refusal::Request("cannot share the connection".to_owned()));
     };
     let down = std::thread::spawn(move || {
         let _ = pump(&mut &upstream_in, &mut client_out);
-        let _ = client_out.shutdown(Shutdown::Write);
+        client_out.end(Shutdown::Write);
     });
     let checked = check_opening(client, &host, port, &head.rest);
     let outcome = match checked {
@@ -213,12 +282,12 @@ fn tunnel(client: &mut UnixStream, policy: &Policy, head: Head) -> Result<(), Re
     };
     match outcome {
         Ok(()) => {
-            let _ = pump(&mut &*client, &mut upstream);
+            let _ = pump(client, &mut upstream);
             let _ = upstream.shutdown(Shutdown::Write);
         }
         Err(_) => {
             let _ = upstream.shutdown(Shutdown::Both);
-            let _ = client.shutdown(Shutdown::Both);
+            client.end(Shutdown::Both);
         }
     }
     let _ = down.join();
@@ -231,8 +300,8 @@ fn tunnel(client: &mut UnixStream, policy: &Policy, head: Head) -> Result<(), Re
 /// the TLS client asks the server for: one server often holds many names
 /// (a CDN), and the one sent is the one served. A tunnel to an address
 /// goes to that address.
-fn check_opening(
-    client: &mut UnixStream,
+fn check_opening<S: Stream>(
+    client: &mut S,
     host: &Host,
     port: u16,
     rest: &[u8],
@@ -250,7 +319,7 @@ fn check_opening(
     Ok(seen)
 }
 
-fn forward(client: &mut UnixStream, policy: &Policy, head: Head) -> Result<(), Refusal> {
+fn forward<S: Stream>(client: &mut S, policy: &Policy, head: Head) -> Result<(), Refusal> {
     let uri: http::Uri = head
         .target
         .parse()
@@ -286,16 +355,19 @@ fn forward(client: &mut UnixStream, policy: &Policy, head: Head) -> Result<(), R
 }
 
 /// Copies both ways until each side has ended its half.
-fn splice(client: &mut UnixStream, upstream: TcpStream) {
-    let (Ok(client_in), Ok(mut upstream_out)) = (client.try_clone(), upstream.try_clone()) else {
+fn splice<S: Stream>(client: &S, upstream: TcpStream) {
+    let (Ok(mut client_in), Ok(mut client_out), Ok(mut upstream_out)) =
+        (client.dup(), client.dup(), upstream.try_clone())
+    else {
         return;
     };
     let up = std::thread::spawn(move || {
-        let _ = pump(&mut &client_in, &mut upstream_out);
+        let _ = pump(&mut client_in, &mut upstream_out);
         let _ = upstream_out.shutdown(Shutdown::Write);
     });
-    let _ = pump(&mut &upstream, client);
-    let _ = client.shutdown(Shutdown::Write);
+    let mut upstream = upstream;
+    let _ = pump(&mut upstream, &mut client_out);
+    client_out.end(Shutdown::Write);
     let _ = up.join();
 }
 

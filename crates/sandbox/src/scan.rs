@@ -153,6 +153,7 @@ pub(crate) fn mounts(
     // Looked at again every time: a protected file outside the project may
     // appear without any folder of the project changing.
     beyond_the_walk(rules.main_checkout(), protection, &mut mounts);
+    masks_once(&mut mounts);
     let layers = nest(&protection.writable, &mut mounts);
     if !mounts.writable.is_empty() {
         let writable = mounts.writable.clone();
@@ -257,6 +258,20 @@ fn beyond_the_walk(start: &Path, protection: &Protection, mounts: &mut Mounts) {
     }
     mounts.read_only.sort();
     mounts.read_only.dedup();
+}
+
+/// Each mask once, and none inside a masked folder: the folder's mask is
+/// an empty folder, where nothing below it can be mounted (`~/.local/bin/`
+/// and `~/.local/bin/moat` both excluded).
+fn masks_once(mounts: &mut Mounts) {
+    mounts.hidden_dirs.sort();
+    mounts.hidden_dirs.dedup();
+    let dirs = mounts.hidden_dirs.clone();
+    let inside = |p: &Path| dirs.iter().any(|d| d != p && p.starts_with(d));
+    mounts.hidden_dirs.retain(|d| !inside(d));
+    mounts.hidden_files.sort();
+    mounts.hidden_files.dedup();
+    mounts.hidden_files.retain(|f| !inside(f));
 }
 
 /// The writable folders (`wanted`, as real paths that exist) as they nest

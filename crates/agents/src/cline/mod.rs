@@ -289,6 +289,7 @@ impl Dialect for Cline {
                 "ANTHROPIC_API_KEY",
                 "OPENAI_API_KEY",
             ],
+            config_key_vars: Vec::new(),
         }
     }
 
