@@ -52,6 +52,10 @@ hyperfine --warmup 1 --runs "${RUNS_NET:-10}" --export-json "$work/net.json" \
   -n "exec of one request (its overhead)" "$bin exec --session net -- 'curl -s -o /dev/null http://www.test:$port/small'" \
   -n "100 MB, straight" "curl -s -o /dev/null http://127.0.0.2:$port/big" \
   -n "100 MB, through the proxy (exec)" "$bin exec --session net -- 'curl -s -o /dev/null http://www.test:$port/big'"
+# At the speed of a fast link (400 Mbit/s) rather than of memory.
+hyperfine --warmup 1 --runs "${RUNS_LINK:-5}" --export-json "$work/link.json" \
+  -n "100 MB at 50 MB/s, straight" "curl -s --limit-rate 50M -o /dev/null http://127.0.0.2:$port/big" \
+  -n "100 MB at 50 MB/s, through the proxy (exec)" "$bin exec --session net -- 'curl -s --limit-rate 50M -o /dev/null http://www.test:$port/big'"
 pre='"session_id":"net","cwd":"'"$work/net"'","hook_event_name":"PreToolUse","permission_mode":"default"'
 echo '{'"$pre"',"tool_name":"Read","tool_input":{"file_path":"'"$work/net"'/README.md"}}' > "$work/read.json"
 echo '{'"$pre"',"tool_name":"WebFetch","tool_input":{"url":"http://www.test:'"$port"'/small","prompt":"x"}}' > "$work/fetch.json"
@@ -64,7 +68,7 @@ python3 - "$work" <<'PY'
 import json, sys, os
 w = sys.argv[1]
 r = {}
-for f in ("start", "net", "hook"):
+for f in ("start", "net", "link", "hook"):
     for x in json.load(open(os.path.join(w, f + ".json")))["results"]:
         r[x["command"]] = x["median"] * 1000
 print("\nmedians (ms):")
@@ -78,4 +82,6 @@ per = (r['100 requests, through the proxy (exec)'] - r['exec of one request (its
 print(f"  proxy per connection:                    {per:7.2f} ms")
 big = r['100 MB, through the proxy (exec)'] - (r['exec of one request (its overhead)'] - r['100 requests, straight'] / 100)
 print(f"  100 MB through the proxy over straight:  {100 * (big / r['100 MB, straight'] - 1):7.1f} %")
+link = r['100 MB at 50 MB/s, through the proxy (exec)'] - (r['exec of one request (its overhead)'] - r['100 requests, straight'] / 100)
+print(f"  the same at 50 MB/s:                     {100 * (link / r['100 MB at 50 MB/s, straight'] - 1):7.1f} %")
 PY
