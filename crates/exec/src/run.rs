@@ -333,3 +333,35 @@ fn ignore_interrupts() -> Vec<signal_hook::SigId> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_bubblewrap_the_fix_is_to_install_it() {
+        let fix = fix_for(&SandboxError::NoBwrap);
+        assert!(fix.contains("apt-get install bubblewrap"), "{fix}");
+    }
+
+    #[test]
+    fn scripts_at_the_top_of_a_folder_are_found_and_nothing_else() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let write = |name: &str, mode: u32| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, "x").unwrap_or_else(|e| panic!("{e}"));
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+                .unwrap_or_else(|e| panic!("{e}"));
+        };
+        write("statusline.sh", 0o644);
+        write("notify", 0o755);
+        write("history.jsonl", 0o644);
+        std::fs::create_dir(dir.path().join("hooks")).unwrap_or_else(|e| panic!("{e}"));
+        let found: Vec<String> = scripts_in(dir.path())
+            .iter()
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect();
+        assert_eq!(found, ["notify", "statusline.sh"]);
+    }
+}
