@@ -143,21 +143,12 @@ impl Network {
     }
 }
 
-/// Where the proxies' sockets go: `$XDG_RUNTIME_DIR` when it is a
-/// folder of this user's, else `/tmp`. Each in a folder of its own with a
-/// random name that only this user may enter.
+/// Where the proxies' sockets go: `/tmp`, which every sandbox sees as it
+/// is (a runtime folder of sockets, `$XDG_RUNTIME_DIR`, is masked in the
+/// sandbox), in `agentctx-net-UID`, which must be this user's folder; each
+/// socket in a folder of its own with a random name.
 fn socket_base() -> PathBuf {
-    std::env::var_os("XDG_RUNTIME_DIR")
-        .map(PathBuf::from)
-        .filter(|dir| {
-            dir.is_absolute()
-                && dir.as_os_str().len() < 64
-                && std::fs::metadata(dir).is_ok_and(|m| {
-                    use std::os::unix::fs::MetadataExt as _;
-                    m.is_dir() && m.uid() == rustix::process::getuid().as_raw()
-                })
-        })
-        .unwrap_or_else(|| PathBuf::from("/tmp"))
+    PathBuf::from("/tmp")
 }
 
 /// The secrets matcher of the session's config.

@@ -359,6 +359,19 @@ fn reap_until(main: u32) -> i32 {
 /// The plan's `/dev`, writable folders, pins, read-only binds, folders
 /// writable again and masks.
 fn make_masks(plan: &InitPlan) -> Result<(), InitError> {
+    // The proxy's socket, held open before any mask: a mask may cover the
+    // folder it lies in (a runtime folder of sockets).
+    let held = match &plan.net_socket {
+        Some((source, _)) => Some(
+            rustix::fs::open(
+                source,
+                rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+            .map_err(mount_error("open", source))?,
+        ),
+        None => None,
+    };
     if plan.fresh_dev {
         fresh_dev()?;
     }
@@ -410,17 +423,10 @@ fn make_masks(plan: &InitPlan) -> Result<(), InitError> {
         mount_bind(source, target).map_err(mount_error("bind", target))?;
         remount(target, Access::Writable)?;
     }
-    if let Some((source, base)) = &plan.net_socket {
-        // Held open first: the folder that holds it is covered next.
-        let held = rustix::fs::open(
-            source,
-            rustix::fs::OFlags::PATH | rustix::fs::OFlags::CLOEXEC,
-            rustix::fs::Mode::empty(),
-        )
-        .map_err(mount_error("open", source))?;
+    if let (Some((_, base)), Some(held)) = (&plan.net_socket, &held) {
         let held_path = PathBuf::from(format!(
             "/proc/self/fd/{}",
-            std::os::fd::AsRawFd::as_raw_fd(&held)
+            std::os::fd::AsRawFd::as_raw_fd(held)
         ));
         mount(
             "tmpfs",

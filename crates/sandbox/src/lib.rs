@@ -512,14 +512,20 @@ impl Bwrap {
             None => {
                 command.arg(program).args(args);
             }
+            // Without the first program nothing relays: the namespace has
+            // only loopback and nothing reaches the proxy (closed, not
+            // open).
+            Some(_) if !extras.init_program.as_ref().is_some_and(|p| p.is_file()) => {
+                command.arg(program).args(args);
+            }
             // The relay runs in the first program without capabilities
             // (bubblewrap made the masks).
             Some(relay) => {
-                let first = extras.init_program.as_ref().filter(|p| p.is_file()).ok_or_else(|| {
-                    SandboxError::Unusable {
-                        message: "a network namespace needs agentctx-sandbox-init beside agentctx to relay its connections".to_owned(),
-                    }
-                })?;
+                let Some(first) = extras.init_program.as_ref() else {
+                    return Err(SandboxError::Unusable {
+                        message: "no first program to relay the network".to_owned(),
+                    });
+                };
                 let relay_only = InitPlan {
                     denied,
                     cwd: cwd.to_path_buf(),
