@@ -305,3 +305,65 @@ fn cline_cli_under_agentctx_run() {
         read: |path| Block::tool("read_files", json!({"files": [{"path": path}]})),
     });
 }
+
+/// The routes the hook alone could miss, with Claude Code under `run`: a
+/// `Monitor` command, `/proc` of another process, a link the agent's own
+/// Read follows after a command swapped it. Judged by what reached the
+/// model, not by what the hook answered.
+#[test]
+#[ignore = "needs the real Claude Code and bubblewrap: scripts/e2e"]
+fn claude_codes_other_routes_meet_the_kernel_under_run() {
+    let marker = "E2E-RUN:routes";
+    let bash = |command: &str| Block::tool("Bash", json!({"command": command}));
+    let mock = MockApi::start(Script::new().conversation(
+        marker,
+        vec![
+            vec![Block::tool(
+                "Monitor",
+                json!({"command": "s=secrets; cat $s/key.txt; echo MONITOR-DONE", "description": "e2e"}),
+            )],
+            vec![bash("for p in /proc/[0-9]*; do cat $p/root$PWD/secrets/key.txt $p/cwd/secrets/key.txt; done 2>/dev/null; echo PROC-DONE")],
+            vec![bash("ln -sfn README.md peek.txt; t=secrets; (sleep 0.3; ln -sfn $t/key.txt peek.txt) & echo LINK-SET")],
+            vec![Block::tool("Read", json!({"file_path": "peek.txt"}))],
+            vec![bash("sleep 1; cat peek.txt; echo SWAP-DONE")],
+            vec![Block::text("ROUTES-DONE")],
+        ],
+    ));
+    let s = Sandbox::new_in(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")));
+    s.write("README.md", "README-BODY\n");
+    s.write("secrets/key.txt", &format!("{SECRET}\n"));
+    s.write(
+        ".coding-agent-rules.yaml",
+        "file_patterns:\n  exclude: [\"secrets/\"]\n",
+    );
+    s.commit();
+    let install = s.install("claude", &[]);
+    assert_eq!(install.code, Some(0), "{}", install.stderr);
+    s.under_run("claude", &[], &[]);
+    let run = s.claude(mock.base_url(), &s.root, &format!("{marker} go"), &[]);
+    let all: String = mock
+        .conversation(marker)
+        .iter()
+        .map(text_of_request)
+        .collect();
+    let context = format!(
+        "exit {:?}\n{}\n{}",
+        run.code,
+        run.stderr,
+        all.chars()
+            .rev()
+            .take(4000)
+            .collect::<String>()
+            .chars()
+            .rev()
+            .collect::<String>()
+    );
+    assert_eq!(run.code, Some(0), "{context}");
+    for done in ["PROC-DONE", "LINK-SET", "SWAP-DONE"] {
+        assert!(all.contains(done), "{done}: {context}");
+    }
+    assert!(
+        !all.contains(SECRET),
+        "the secret reached the model: {context}"
+    );
+}
