@@ -1,10 +1,10 @@
 //! `.coding-agent-rules.md` and `.github/AGENTS.md`: the whole document is
-//! the prompt extension; sections named `Allowed Tools`, `Denied Tools` and
-//! `File Patterns` also configure.
+//! the prompt extension; sections named `Allowed Tools`, `Denied Tools`,
+//! `File Patterns` and `Network` also configure.
 
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 
-use crate::doc::{Entry, RuleDoc};
+use crate::doc::{Entry, NetworkDoc, RuleDoc};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Section {
@@ -13,6 +13,9 @@ enum Section {
     FilePatterns,
     Include,
     Exclude,
+    Network,
+    Allow,
+    Deny,
     Other,
 }
 
@@ -27,13 +30,16 @@ fn level_number(level: HeadingLevel) -> u8 {
     }
 }
 
-fn classify(heading: &str, inside_file_patterns: bool) -> Section {
+fn classify(heading: &str, inside_file_patterns: bool, inside_network: bool) -> Section {
     match canonical(heading).as_str() {
         "allowedtool" => Section::AllowedTools,
         "deniedtool" => Section::DeniedTools,
         "filepattern" => Section::FilePatterns,
         "include" if inside_file_patterns => Section::Include,
         "exclude" if inside_file_patterns => Section::Exclude,
+        "network" => Section::Network,
+        "allow" if inside_network => Section::Allow,
+        "deny" if inside_network => Section::Deny,
         _ => Section::Other,
     }
 }
@@ -63,6 +69,9 @@ fn spelling(section: Section) -> Option<&'static str> {
         Section::FilePatterns => Some("File Patterns"),
         Section::Include => Some("Include"),
         Section::Exclude => Some("Exclude"),
+        Section::Network => Some("Network"),
+        Section::Allow => Some("Allow"),
+        Section::Deny => Some("Deny"),
         Section::Other => None,
     }
 }
@@ -141,7 +150,8 @@ pub fn parse(text: &str) -> (RuleDoc, Vec<(u64, String)>) {
                 if let Some((level, name)) = heading_text.take() {
                     headings.retain(|(l, _)| *l < level);
                     let inside = headings.iter().any(|(_, s)| *s == Section::FilePatterns);
-                    let section = classify(&name, inside);
+                    let network = headings.iter().any(|(_, s)| *s == Section::Network);
+                    let section = classify(&name, inside, network);
                     if let Some(exact) = spelling(section)
                         && name
                             .split_whitespace()
@@ -167,6 +177,11 @@ pub fn parse(text: &str) -> (RuleDoc, Vec<(u64, String)>) {
                         }
                         Section::Include => {
                             doc.include.get_or_insert_with(Vec::new);
+                        }
+                        // A `Network` section confines the network, even
+                        // with nothing in it (nothing allowed).
+                        Section::Network => {
+                            doc.network.get_or_insert_with(NetworkDoc::default);
                         }
                         _ => {}
                     }
@@ -242,6 +257,17 @@ fn add_entry(doc: &mut RuleDoc, headings: &[(u8, Section)], item: &ItemText) {
             Some(Section::Exclude),
         )
         | (Some(Section::Exclude), None) => doc.exclude.push(entry),
+        // Under `Network` itself, an entry is a host allowed.
+        (Some(Section::Network | Section::Allow), _) => doc
+            .network
+            .get_or_insert_with(NetworkDoc::default)
+            .allow
+            .push(entry),
+        (Some(Section::Deny), _) => doc
+            .network
+            .get_or_insert_with(NetworkDoc::default)
+            .deny
+            .push(entry),
         _ => {}
     }
 }

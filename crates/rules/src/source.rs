@@ -4,7 +4,7 @@ use std::path::Path;
 
 use agentctx_types::RuleFileFormat;
 
-use crate::doc::ParsedRuleFile;
+use crate::doc::{ParsedRuleFile, RuleDoc};
 use crate::error::RuleFileError;
 
 /// The largest rule file read: a rule file is text a person writes.
@@ -112,10 +112,34 @@ pub fn parse_rule_text(path: &Path, text: &str) -> Result<ParsedRuleFile, RuleFi
             (doc, warnings)
         }
     };
+    check_network(path, &doc)?;
     Ok(ParsedRuleFile {
         path: path.to_path_buf(),
         format,
         doc,
         warnings,
     })
+}
+
+/// A network entry that names nothing breaks the rule file at its line,
+/// in either form: an allow list that silently does not apply is worse
+/// than none, and a deny entry dropped would let through what it named.
+fn check_network(path: &Path, doc: &RuleDoc) -> Result<(), RuleFileError> {
+    let Some(network) = &doc.network else {
+        return Ok(());
+    };
+    let broken = network.allow.iter().chain(&network.deny).find_map(|entry| {
+        agentctx_network::HostRule::parse(&entry.text)
+            .err()
+            .map(|error| (entry, error))
+    });
+    match broken {
+        Some((entry, error)) => Err(RuleFileError {
+            path: path.to_path_buf(),
+            line: entry.line,
+            column: None,
+            message: error.to_string(),
+        }),
+        None => Ok(()),
+    }
 }

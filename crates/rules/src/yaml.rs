@@ -146,26 +146,10 @@ pub fn parse(path: &Path, text: &str) -> Result<(RuleDoc, Vec<RuleFinding>), Rul
         })
         .collect();
 
-    // A host pattern that names nothing is an error at its line: an allow
-    // list that silently does not apply is worse than none.
     let network = parsed.network.map(|n| NetworkDoc {
         allow: entries(n.allow),
         deny: entries(n.deny),
     });
-    if let Some(network) = &network
-        && let Some((entry, error)) = network.allow.iter().chain(&network.deny).find_map(|e| {
-            agentctx_network::HostRule::parse(&e.text)
-                .err()
-                .map(|err| (e, err))
-        })
-    {
-        return Err(RuleFileError {
-            path: path.to_path_buf(),
-            line: entry.line,
-            column: None,
-            message: error.to_string(),
-        });
-    }
     let doc = RuleDoc {
         system_prompt_extension: parsed.system_prompt_extension,
         allowed_tools: parsed.allowed_tools.map(entries),

@@ -583,3 +583,44 @@ fn network_entries_are_checked_with_their_lines() {
         "{warnings:?}"
     );
 }
+
+/// The Markdown form's `Network` section: `Allow` and `Deny` below it
+/// (an entry under `Network` itself is allowed), lines kept; an entry
+/// that names nothing breaks the file at its line, as in YAML.
+#[test]
+fn markdown_network_section_with_allow_and_deny() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    let text = "# Rules\n\nBe careful.\n\n## Network\n\n- `registry.npmjs.org:443`\n\n### Allow\n\n- `*.github.com` (the forge)\n\n### Deny\n\n- gist.github.com\n";
+    fs::write(root.join(".coding-agent-rules.md"), text).unwrap();
+    let rules = Rules::load(&root, &config()).unwrap();
+    assert!(rules.error().is_none(), "{:?}", rules.error());
+    let network = rules.doc().network.clone().unwrap();
+    let allow: Vec<(String, Option<u64>)> = network
+        .allow
+        .into_iter()
+        .map(|e| (e.text, e.line))
+        .collect();
+    assert_eq!(
+        allow,
+        [
+            ("registry.npmjs.org:443".to_owned(), Some(7)),
+            ("*.github.com".to_owned(), Some(11))
+        ]
+    );
+    assert_eq!(network.deny[0].text, "gist.github.com");
+    assert_eq!(network.deny[0].line, Some(15));
+    // A heading alone confines the network with nothing allowed.
+    fs::write(root.join(".coding-agent-rules.md"), "## Network\n").unwrap();
+    let rules = Rules::load(&root, &config()).unwrap();
+    assert_eq!(rules.doc().network.clone().map(|n| n.allow.len()), Some(0));
+    // A URL is not a host: the file is broken at the entry's line.
+    fs::write(
+        root.join(".coding-agent-rules.md"),
+        "## Network\n\n### Deny\n\n- https://evil.test/x\n",
+    )
+    .unwrap();
+    let rules = Rules::load(&root, &config()).unwrap();
+    let error = rules.error().expect("a broken network entry");
+    assert_eq!(error.line, Some(5), "{error}");
+}
