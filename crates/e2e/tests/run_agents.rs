@@ -325,7 +325,9 @@ fn claude_codes_other_routes_meet_the_kernel_under_run() {
             vec![bash("for p in /proc/[0-9]*; do cat $p/root$PWD/secrets/key.txt $p/cwd/secrets/key.txt; done 2>/dev/null; echo PROC-DONE")],
             vec![bash("ln -sfn README.md peek.txt; t=secrets; (sleep 0.3; ln -sfn $t/key.txt peek.txt) & echo LINK-SET")],
             vec![Block::tool("Read", json!({"file_path": "peek.txt"}))],
-            vec![bash("sleep 1; cat peek.txt; echo SWAP-DONE")],
+            // By then the link leads to the secret; a name the hook cannot
+            // follow, so the kernel answers whatever the timing.
+            vec![bash("sleep 1; f=peek; cat $f.txt; echo SWAP-DONE")],
             vec![Block::text("ROUTES-DONE")],
         ],
     ));
