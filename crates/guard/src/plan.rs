@@ -100,38 +100,13 @@ pub fn plan_for(
     shell: bool,
     kept: Option<(&Path, &str)>,
 ) -> Result<Plan, PlanError> {
-    let mut protection = crate::protect::protection(host, rules);
-    if !host.config.project_agent_rules.protect_config {
-        protection = agentctx_sandbox::Protection::default();
-    } else if shell {
-        // In the sandbox the agents' whole user folders are read-only:
-        // their processes write there, a shell command does not need to.
-        protection.paths.extend(user_folders(host));
-        // And what would run outside the sandbox what a command left there.
-        protection
-            .paths
-            .extend(crate::escape::read_only(host, rules));
-        // The home folder whole, wherever it lies (a home in `/tmp`, as in
-        // CI and containers, lay in a writable folder): a startup file that
-        // does not exist yet (`~/.bash_profile`, `~/.config/git/config`)
-        // cannot be bound read-only, and a login shell outside runs it.
-        // The caches of `sandbox_writable` and a project in the home are
-        // writable again inside it.
-        protection.paths.extend(read_only_home(host, rules));
-        // From a session in one of the project's worktrees, the project
-        // itself: the worktree and the git folder are what its commands
-        // work in.
-        if rules.main_checkout() != rules.root() {
-            protection.paths.push(rules.main_checkout().to_path_buf());
-        }
-        protection.hidden = crate::escape::hidden(host);
-    }
-    if shell {
-        // What a command may write: the project, the temporary folders and
-        // the configured caches; the rest is read-only, whatever runs
-        // there later (docs/SECURITY.md).
-        protection.writable = writable(host, rules);
-    }
+    let protection = if shell {
+        sandbox_protection(host, rules, &[], &[])
+    } else if host.config.project_agent_rules.protect_config {
+        crate::protect::protection(host, rules)
+    } else {
+        agentctx_sandbox::Protection::default()
+    };
     let (state, key) = kept.map_or((None, ""), |(s, k)| (Some(s), k));
     Ok(Plan::build(rules, &protection, state, key)?)
 }
@@ -151,35 +126,60 @@ pub fn plan_for_run(
     own_read_only: &[PathBuf],
     kept: Option<(&Path, &str)>,
 ) -> Result<Plan, PlanError> {
+    let protection = sandbox_protection(host, rules, own, own_read_only);
+    let (state, key) = kept.map_or((None, ""), |(s, k)| (Some(s), k));
+    Ok(Plan::build(rules, &protection, state, key)?)
+}
+
+/// What a sandbox masks, keeps read-only and lets write, for a shell
+/// command (`own` empty) or a whole agent, whose own folders are writable
+/// but for `own_read_only`.
+fn sandbox_protection(
+    host: &Host<'_>,
+    rules: &Rules,
+    own: &[PathBuf],
+    own_read_only: &[PathBuf],
+) -> agentctx_sandbox::Protection {
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let own_real: Vec<PathBuf> = own.iter().map(|p| real(p)).collect();
-    let is_own = |p: &Path| own_real.contains(&real(p));
-    let mut protection = crate::protect::protection(host, rules);
+    let is_own = |p: &Path| !own_real.is_empty() && own_real.contains(&real(p));
+    let mut protection = agentctx_sandbox::Protection::default();
     if host.config.project_agent_rules.protect_config {
+        protection = crate::protect::protection(host, rules);
         // A protected folder that is the agent's own is writable; what in
         // it holds settings stays read-only (`own_read_only`).
         protection.paths.retain(|p| !is_own(p));
         protection.paths.extend(own_read_only.iter().cloned());
-        protection.paths.extend(
-            user_folders(host)
-                .into_iter()
-                .filter(|folder| !is_own(folder)),
-        );
+        // In the sandbox the agents' whole user folders are read-only:
+        // their processes write there, a shell command does not need to.
+        protection
+            .paths
+            .extend(user_folders(host).into_iter().filter(|f| !is_own(f)));
+        // And what would run outside the sandbox what a command left there.
         protection
             .paths
             .extend(crate::escape::read_only(host, rules));
+        // The home folder whole, wherever it lies (a home in `/tmp`, as in
+        // CI and containers, lay in a writable folder): a startup file that
+        // does not exist yet (`~/.bash_profile`, `~/.config/git/config`)
+        // cannot be bound read-only, and a login shell outside runs it.
+        // The caches of `sandbox_writable` and a project in the home are
+        // writable again inside it.
         protection.paths.extend(read_only_home(host, rules));
+        // From a session in one of the project's worktrees, the project
+        // itself: the worktree and the git folder are what its commands
+        // work in.
         if rules.main_checkout() != rules.root() {
             protection.paths.push(rules.main_checkout().to_path_buf());
         }
         protection.hidden = crate::escape::hidden(host);
-    } else {
-        protection = agentctx_sandbox::Protection::default();
     }
+    // What a command may write: the project, the temporary folders and
+    // the configured caches (and the agent's own folders under `run`); the
+    // rest is read-only, whatever runs there later (docs/SECURITY.md).
     protection.writable = writable(host, rules);
     protection.writable.extend(own.iter().cloned());
-    let (state, key) = kept.map_or((None, ""), |(s, k)| (Some(s), k));
-    Ok(Plan::build(rules, &protection, state, key)?)
+    protection
 }
 
 /// The folders a sandboxed command may write: the project (with the
