@@ -19,6 +19,7 @@ mod cline;
 mod mock;
 mod other_agents;
 mod sandbox;
+mod web;
 
 pub use cline::cline_bin;
 pub use mock::{Block, MockApi, Recorded, Script, text_of_request};
@@ -27,3 +28,4 @@ pub use sandbox::{
     AgentRun, Sandbox, agentctx_bin, claude_bin, claude_eras, claude_releases, codex_bin, e2e_bin,
     version_tuple, workspace_root,
 };
+pub use web::web_server;

@@ -10,35 +10,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests fail loudly")]
 
-use std::io::{Read as _, Write as _};
-use std::net::TcpListener;
-
-use agentctx_e2e::{AgentRun, Block, MockApi, Sandbox, Script, text_of_request};
+use agentctx_e2e::{AgentRun, Block, MockApi, Sandbox, Script, text_of_request, web_server};
 use serde_json::{Value, json};
 
 const SECRET: &str = "SECRET-KEY-CONTENT";
 const AWS: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLE00KEY";
-
-/// An HTTP server on `ip` that answers every request with `body`.
-fn web_server(ip: &str, body: &'static str) -> u16 {
-    let listener = TcpListener::bind((ip, 0)).unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || {
-                let mut stream = stream;
-                let mut buf = [0u8; 4096];
-                let _ = stream.read(&mut buf);
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-            });
-        }
-    });
-    port
-}
 
 struct Agent {
     name: &'static str,
