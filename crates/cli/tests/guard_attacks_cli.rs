@@ -297,3 +297,33 @@ fn fetches_follow_the_network_rules() {
         "{refused}"
     );
 }
+
+/// The metadata address spelled as the resolver still reads it (decimal,
+/// hex, octal, short forms, a user part, an upper-case scheme, IPv4 in
+/// IPv6), and inside another agent's fetch tool: each is judged where it
+/// leads (attack pass of issue 37).
+#[test]
+fn metadata_in_every_spelling_is_denied() {
+    let t = project();
+    for url in [
+        "http://2852039166/latest/",
+        "http://0xa9fea9fe/latest/",
+        "http://0251.0376.0251.0376/latest/",
+        "http://169.254.43518/latest/",
+        "http://user:pw@169.254.169.254/latest/",
+        "HTTP://169.254.169.254/latest/",
+        "http://[::ffff:a9fe:a9fe]/latest/",
+        "http://metadata.google.internal./computeMetadata/v1/",
+    ] {
+        let answer = decide(&t, "WebFetch", json!({"url": url, "prompt": "x"}));
+        assert!(denied(&answer), "{url}: {answer}");
+    }
+    // Gemini CLI's and Qwen Code's `web_fetch` carry URLs in a prompt;
+    // the shared name is WebFetch.
+    let answer = decide(
+        &t,
+        "WebFetch",
+        json!({"prompt": "Summarize <http://169.254.169.254/latest/meta-data/> please"}),
+    );
+    assert!(denied(&answer), "{answer}");
+}
