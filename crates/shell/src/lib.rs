@@ -70,6 +70,9 @@ pub struct ShellCommand {
     /// `NAME=VALUE` before the program (after it, such a word is an
     /// argument).
     pub assignments: Vec<Assignment>,
+    /// The index in [`ShellScript::commands`] of the command whose output
+    /// this one reads (`curl URL | sh`: `sh` is piped from `curl`).
+    pub piped_from: Option<usize>,
 }
 
 /// A parsed command line.
@@ -159,6 +162,9 @@ fn parse_into(text: &str, depth: usize, script: &mut ShellScript) -> Result<(), 
         options: &options,
         depth,
         script,
+        pipe: None,
+        output: None,
+        aliases: Vec::new(),
     };
     for list in &program.complete_commands {
         walker.list(list);
@@ -171,15 +177,33 @@ struct Walker<'s> {
     options: &'s ParserOptions,
     depth: usize,
     script: &'s mut ShellScript,
+    /// What the next pipeline stage reads: the index of the command before
+    /// it and, when the line shows it, that command's output
+    /// (`echo 'rm -rf ~' | sh`).
+    pipe: Option<(usize, Option<String>)>,
+    /// The last simple command's output, when the line shows it.
+    output: Option<String>,
+    /// Aliases the line defines (`alias x='...'`), by name.
+    aliases: Vec<(String, String)>,
 }
 
 impl Walker<'_> {
     fn list(&mut self, list: &CompoundList) {
         for item in &list.0 {
             for (_, pipeline) in item.0.iter() {
-                for command in &pipeline.seq {
+                for (stage, command) in pipeline.seq.iter().enumerate() {
+                    self.output = None;
+                    let before = self.script.commands.len();
                     self.command(command);
+                    // The next stage reads this one's output: the simple
+                    // command walked last (its nested commands come first).
+                    let simple = matches!(command, Command::Simple(_));
+                    self.pipe = (stage + 1 < pipeline.seq.len()
+                        && simple
+                        && self.script.commands.len() > before)
+                        .then(|| (self.script.commands.len() - 1, self.output.take()));
                 }
+                self.pipe = None;
             }
         }
     }
@@ -268,7 +292,9 @@ impl Walker<'_> {
 
     fn simple(&mut self, simple: &SimpleCommand) {
         let mut command = ShellCommand::default();
-        let mut stdin_script: Option<String> = None;
+        let pipe = self.pipe.take();
+        command.piped_from = pipe.as_ref().map(|(from, _)| *from);
+        let mut stdin_script: Option<String> = pipe.and_then(|(_, text)| text);
         let prefix = simple.prefix.iter().flat_map(|p| p.0.iter());
         let suffix = simple.suffix.iter().flat_map(|s| s.0.iter());
         let items: Vec<&CommandPrefixOrSuffixItem> = prefix.collect();
@@ -289,6 +315,7 @@ impl Walker<'_> {
             self.item(item, &mut command, &mut stdin_script);
         }
         self.follow(&command, stdin_script.as_deref());
+        self.output = output_of(&command, stdin_script);
         self.script.commands.push(command);
     }
 
@@ -393,11 +420,67 @@ impl Walker<'_> {
             return;
         };
         let rest = &literal[(at + 1).min(literal.len())..];
+        // An alias the line defined runs its text.
+        if let Some(text) = self
+            .aliases
+            .iter()
+            .find(|(name, _)| name == program)
+            .map(|(_, text)| text.clone())
+        {
+            let args: Option<Vec<String>> = rest.iter().map(|w| w.map(quote)).collect();
+            match args {
+                Some(args) if args.is_empty() => self.nested(&text),
+                Some(args) => self.nested(&format!("{text} {}", args.join(" "))),
+                None => self.nested(&text),
+            }
+            return;
+        }
+        if let Some(start) = programs::runner_start(program, rest) {
+            // `npx sh -c ...`, `pnpm exec sh -c ...`: the command after the
+            // runner runs (the runner itself is the command's wrapper).
+            let runs = ShellCommand {
+                words: command.words[at + 1 + start..].to_vec(),
+                ..ShellCommand::default()
+            };
+            self.follow(&runs, stdin);
+            self.script.commands.push(runs);
+            return;
+        }
+        if let Some(text) = programs::runner_call(program, rest) {
+            // `npx -c 'CMD'`, `npm exec -c 'CMD'`: a command line.
+            self.nested(text);
+            return;
+        }
+        if program == "alias" {
+            for word in rest.iter().flatten() {
+                if let Some((name, text)) = word.split_once('=') {
+                    // Counted as run where it is defined, too: bash runs
+                    // aliases only where they are expanded, but a line may
+                    // turn that on.
+                    self.nested(text);
+                    self.aliases.push((name.to_owned(), text.to_owned()));
+                }
+            }
+            return;
+        }
+        if matches!(program, "make" | "gmake") {
+            for code in programs::make_code(rest) {
+                self.nested(&code);
+            }
+            return;
+        }
         if programs::SHELLS.contains(&program) {
             match rest.iter().position(|w| {
                 w.is_some_and(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('c'))
             }) {
-                Some(i) => match rest.get(i + 1).copied().flatten() {
+                // `bash -c -- 'CMD'`: `--` ends the options first.
+                Some(i) => match rest
+                    .get(i + 1)
+                    .copied()
+                    .flatten()
+                    .filter(|w| *w != "--")
+                    .or_else(|| rest.get(i + 2).copied().flatten())
+                {
                     Some(script) => self.nested(script),
                     None => self.script.opaque.push(format!(
                         "`{program} -c` with a script only known when it runs"
@@ -470,6 +553,54 @@ impl Walker<'_> {
     }
 }
 
+/// What a command writes to its output, when its words show it: `echo`
+/// and `printf` of literal words, and `cat`/`tee` passing on a known
+/// input (a here-document, a pipe from `echo`).
+fn output_of(command: &ShellCommand, stdin: Option<String>) -> Option<String> {
+    let literal: Option<Vec<&str>> = command.words.iter().map(word_text).collect();
+    let literal = literal?;
+    let (program, args) = literal.split_first()?;
+    match programs::base_name(program) {
+        "echo" => {
+            let mut escapes = false;
+            let mut words = args;
+            while let Some((first, rest)) = words.split_first() {
+                match *first {
+                    "-n" | "-E" => {}
+                    "-e" | "-ne" | "-en" => escapes = true,
+                    _ => break,
+                }
+                words = rest;
+            }
+            let text = words.join(" ");
+            Some(if escapes {
+                text.replace("\\n", "\n")
+            } else {
+                text
+            })
+        }
+        "printf" => {
+            let (format, values) = args.split_first()?;
+            let format = format.replace("\\n", "\n");
+            if values.is_empty() {
+                return Some(format);
+            }
+            let mut out = String::new();
+            for chunk in values.chunks(format.matches("%s").count().max(1)) {
+                let mut line = format.clone();
+                for value in chunk {
+                    line = line.replacen("%s", value, 1);
+                }
+                out.push_str(&line);
+            }
+            Some(out)
+        }
+        "cat" if args.iter().all(|a| a.starts_with('-')) => stdin,
+        "tee" => stdin,
+        _ => None,
+    }
+}
+
 /// A word's text when known: a literal, or a pattern's text.
 fn word_text(word: &ShellWord) -> Option<&str> {
     match word {
@@ -497,6 +628,15 @@ impl ShellCommand {
             .get(at)
             .and_then(ShellWord::literal)
             .map(programs::base_name)
+    }
+
+    /// The program and its arguments, past wrappers (`sudo`, `env A=B`,
+    /// `timeout 5`, `xargs -n1`): the command a command rule judges.
+    /// `None` for a word only known when the line runs.
+    pub fn argv(&self) -> Vec<Option<&str>> {
+        let literal: Vec<Option<&str>> = self.words.iter().map(word_text).collect();
+        let at = program_at(&literal).min(literal.len());
+        literal[at..].to_vec()
     }
 
     /// Whether the program runs code whose files no command line reveals

@@ -89,6 +89,124 @@ pub(crate) fn wrapped(words: &[Option<&str>], at: usize) -> Option<usize> {
     None
 }
 
+/// Package runners that run the command after them (`npx sh -c ...`,
+/// `pnpm exec sh -c ...`, `yarn dlx`): the index in `rest` (the words after
+/// the runner) where that command starts.
+pub(crate) fn runner_start(program: &str, rest: &[Option<&str>]) -> Option<usize> {
+    let skip = match program {
+        "npx" | "pnpx" | "bunx" => 0,
+        "npm" | "pnpm" | "yarn" | "bun" => match rest.first().copied().flatten()? {
+            "exec" | "x" | "dlx" => 1,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let mut i = skip;
+    while let Some(word) = rest.get(i) {
+        let word = (*word)?;
+        match word {
+            "--" => return (i + 1 < rest.len()).then_some(i + 1),
+            // `-c` is a command line, not a program (`runner_call`).
+            "-c" | "--call" => return None,
+            "-p" | "--package" | "--filter" | "-F" | "-C" | "--dir" => i += 2,
+            _ if word.starts_with('-') => i += 1,
+            _ => return Some(i),
+        }
+    }
+    None
+}
+
+/// The command line a package runner's `-c`/`--call` runs (`npx -c 'CMD'`,
+/// `npm exec -c 'CMD'`).
+pub(crate) fn runner_call<'w>(program: &str, rest: &[Option<&'w str>]) -> Option<&'w str> {
+    let runs = match program {
+        "npx" | "pnpx" => true,
+        "npm" | "pnpm" | "yarn" => {
+            matches!(rest.first().copied().flatten(), Some("exec" | "x" | "dlx"))
+        }
+        _ => false,
+    };
+    if !runs {
+        return None;
+    }
+    let at = rest.iter().position(
+        |w| matches!(w, Some(w) if *w == "-c" || *w == "--call" || w.starts_with("--call=")),
+    )?;
+    match rest[at] {
+        Some(w) if w.starts_with("--call=") => w.strip_prefix("--call="),
+        _ => rest.get(at + 1).copied().flatten(),
+    }
+}
+
+/// The shell command lines GNU make runs from its command line before any
+/// makefile: `NAME != CMD` assignments, `$(shell CMD)` in assignments and
+/// `--eval` text, and the recipes of rules `--eval` defines (`x: ; CMD`).
+pub(crate) fn make_code(rest: &[Option<&str>]) -> Vec<String> {
+    let mut code = Vec::new();
+    let mut i = 0;
+    while let Some(word) = rest.get(i) {
+        let Some(word) = word else {
+            i += 1;
+            continue;
+        };
+        let eval = if let Some(text) = word.strip_prefix("--eval=") {
+            Some(text)
+        } else if matches!(*word, "--eval" | "-E") {
+            i += 1;
+            rest.get(i).copied().flatten()
+        } else if let Some(text) = word.strip_prefix("-E").filter(|t| !t.is_empty()) {
+            Some(text)
+        } else {
+            None
+        };
+        match eval {
+            Some(text) => {
+                for line in text.lines() {
+                    make_line(line, true, &mut code);
+                }
+            }
+            None if word.contains('=') && !word.starts_with('-') => {
+                make_line(word, false, &mut code)
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    code
+}
+
+fn make_line(line: &str, rules: bool, code: &mut Vec<String>) {
+    let mut rest = line;
+    while let Some(start) = rest.find("$(shell ") {
+        let inner = &rest[start + "$(shell ".len()..];
+        let mut depth = 1usize;
+        let end = inner
+            .char_indices()
+            .find(|(_, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                depth == 0
+            })
+            .map_or(inner.len(), |(i, _)| i);
+        code.push(inner[..end].to_owned());
+        rest = &inner[end..];
+    }
+    if let Some((name, command)) = line.split_once("!=")
+        && !name.trim().is_empty()
+        && !name.contains([':', ';'])
+    {
+        code.push(command.to_owned());
+    } else if rules
+        && let Some((head, recipe)) = line.split_once(';')
+        && head.contains(':')
+    {
+        code.push(recipe.to_owned());
+    }
+}
+
 /// The last path component of a program word (`/usr/bin/cat` → `cat`).
 pub(crate) fn base_name(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
