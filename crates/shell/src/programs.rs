@@ -154,10 +154,8 @@ pub(crate) fn make_code(rest: &[Option<&str>]) -> Vec<String> {
         } else if matches!(*word, "--eval" | "-E") {
             i += 1;
             rest.get(i).copied().flatten()
-        } else if let Some(text) = word.strip_prefix("-E").filter(|t| !t.is_empty()) {
-            Some(text)
         } else {
-            None
+            word.strip_prefix("-E").filter(|t| !t.is_empty())
         };
         match eval {
             Some(text) => {
