@@ -38,6 +38,10 @@ impl Dialect for Claude {
         &[".claude", ".mcp.json"]
     }
 
+    fn asks_through_hook(&self) -> bool {
+        true
+    }
+
     fn rewrite_decision(&self, asks: bool) -> agentctx_types::PermissionDecision {
         // It asks about the wrapped command as it would have asked about
         // the command.

@@ -159,6 +159,12 @@ pub trait Dialect: Sync {
         PinPaths::Deny
     }
 
+    /// Whether a hook's `ask` makes the agent ask the user (Claude Code);
+    /// elsewhere a question is a denial.
+    fn asks_through_hook(&self) -> bool {
+        false
+    }
+
     /// The decision that goes with a command rewritten into the sandbox;
     /// `asks`: the agent would ask the user before running it.
     fn rewrite_decision(&self, _asks: bool) -> agentctx_types::PermissionDecision {

@@ -322,6 +322,8 @@ const USER_ONLY_KEYS: &[&str] = &[
     "agentmem.store_password_file",
     "project_agent_rules.network_hosts",
     "project_agent_rules.pass_env",
+    "project_agent_rules.commands",
+    "project_agent_rules.presets",
 ];
 
 /// The user-only key `leaf` sets when it comes from a project file.

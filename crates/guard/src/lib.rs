@@ -41,6 +41,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod commands;
 pub mod escape;
 mod hard_links;
 pub mod network;
@@ -70,6 +71,9 @@ pub enum Verdict {
     Allow,
     /// The call does not run; the reason goes to the model.
     Deny(String),
+    /// The user is asked (a command rule's `ask`); where the agent cannot
+    /// ask, the call is denied with the reason.
+    Ask(String),
 }
 
 /// agentctx's MCP tools (server `agentctx`, as `install --mcp` names it)
@@ -213,7 +217,7 @@ impl Guard<'_> {
         {
             match self.shell_targets(command, strict, notes) {
                 Ok(named) => targets::shell(named, &mut found),
-                Err(reason) => return Verdict::Deny(reason),
+                Err(verdict) => return verdict,
             }
         }
         // MCP tools: every argument that names a path, whatever its name.
@@ -380,7 +384,7 @@ impl Guard<'_> {
         command: &str,
         strict: bool,
         notes: &mut Vec<String>,
-    ) -> Result<Vec<NamedPath>, String> {
+    ) -> Result<Vec<NamedPath>, Verdict> {
         let words_only = self
             .words_only
             .filter(|_| self.rules.restricts_anything() && !self.sandboxed);
@@ -392,22 +396,30 @@ impl Guard<'_> {
         let script = match parse_shell(command) {
             Ok(script) => script,
             Err(error) if verify => {
-                return Err(strict_reminder(
+                return Err(Verdict::Deny(strict_reminder(
                     command,
                     &format!("the command line cannot be read: {error}"),
-                ));
+                )));
+            }
+            // A line that cannot be read may run any command.
+            Err(error) if !self.rules.commands().is_empty() => {
+                notes.push(format!("shell command not read: {error}"));
+                return Err(Verdict::Deny(commands::unreadable(&error.to_string())));
             }
             Err(error) => {
                 notes.push(format!("shell command not read (best effort): {error}"));
                 return Ok(Vec::new());
             }
         };
+        if let Some(verdict) = commands::judge(self.rules, &script, self.cwd, notes) {
+            return Err(verdict);
+        }
         if verify {
             if let Some(what) = script.opaque.first() {
-                return Err(strict_reminder(
+                return Err(Verdict::Deny(strict_reminder(
                     command,
                     &format!("it holds {what}, whose files cannot be known before it runs"),
-                ));
+                )));
             }
             for shell_command in &script.commands {
                 let dynamic = shell_command
@@ -416,10 +428,10 @@ impl Guard<'_> {
                     .chain(shell_command.redirects.iter().map(|r| &r.target))
                     .find(|w| matches!(w, ShellWord::Dynamic(_)));
                 if let Some(ShellWord::Dynamic(word)) = dynamic {
-                    return Err(strict_reminder(
+                    return Err(Verdict::Deny(strict_reminder(
                         command,
                         &format!("`{word}` is only known when the shell runs it"),
-                    ));
+                    )));
                 }
             }
         }
@@ -429,17 +441,17 @@ impl Guard<'_> {
             let unsandboxed = &self.host.config.project_agent_rules.unsandboxed_programs;
             let checked = script
                 .check_words(unsandboxed)
-                .map_err(|found| strict_reminder(command, &unverifiable(&found)))?;
+                .map_err(|found| Verdict::Deny(strict_reminder(command, &unverifiable(&found))))?;
             if checked.runs_git
                 && let Some(hook) = words::git_hooks(self.host, self.rules.root())
             {
-                return Err(strict_reminder(
+                return Err(Verdict::Deny(strict_reminder(
                     command,
                     &format!(
                         "git runs the repository's hooks ({}), which can open any file; project_agent_rules.unsandboxed_programs can name `git` to run it as written",
                         hook.display()
                     ),
-                ));
+                )));
             }
             named.extend(checked.extra);
         }

@@ -477,6 +477,7 @@ fn verdict_text(what: &str, verdict: Verdict) -> String {
     match verdict {
         Verdict::Allow => format!("Allowed: {what}. No rule of the project restricts it.\n"),
         Verdict::Deny(reason) => format!("Denied: {what}.\n{reason}"),
+        Verdict::Ask(reason) => format!("Asked about: {what}.\n{reason}"),
     }
 }
 

@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use agentctx_types::{FileListOverrides, FilePatterns, NetworkRules, RuleFileFormat, RuleSet};
+use agentctx_types::{
+    CommandRuleSet, FileListOverrides, FilePatterns, NetworkRules, RuleFileFormat, RuleSet,
+};
 
 /// One list entry (a tool name or a pattern) and its line in the rule file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,6 +43,12 @@ pub struct RuleDoc {
     pub strict: bool,
     /// `network`: where sandboxed commands may connect.
     pub network: Option<NetworkDoc>,
+    /// `commands.deny`: command patterns denied.
+    pub commands_deny: Vec<Entry>,
+    /// `commands.ask`: command patterns asked about.
+    pub commands_ask: Vec<Entry>,
+    /// `presets`: shipped command presets, by name.
+    pub presets: Vec<Entry>,
 }
 
 /// `network` of a rule file, its entries with their lines.
@@ -69,6 +77,9 @@ impl RuleDoc {
                 allow: entries(&n.allow),
                 deny: entries(&n.deny),
             }),
+            commands_deny: entries(&rules.commands.deny),
+            commands_ask: entries(&rules.commands.ask),
+            presets: entries(&rules.presets),
         }
     }
 
@@ -89,6 +100,11 @@ impl RuleDoc {
                 allow: texts(&n.allow),
                 deny: texts(&n.deny),
             }),
+            commands: CommandRuleSet {
+                deny: texts(&self.commands_deny),
+                ask: texts(&self.commands_ask),
+            },
+            presets: texts(&self.presets),
         }
     }
 }

@@ -9,6 +9,7 @@ use agentctx_types::{
 
 use agentctx_types::RuleFinding;
 
+use crate::commands::{CommandMatch, CommandRuleOrigin, CommandRules, Invocation, Places};
 use crate::doc::{Entry, RuleDoc};
 use crate::error::RuleFileError;
 use crate::paths::{LinkScanner, OnDisk, normalize_lexically};
@@ -40,13 +41,18 @@ pub struct Rules {
     home: Option<PathBuf>,
     warnings: Vec<RuleFinding>,
     error: Option<RuleFileError>,
+    /// `commands`, the presets, and the user's config's.
+    commands: CommandRules,
 }
 
-/// The config's `default_rules` hold an invalid glob. This is a config
-/// error (the config loader reports it like any other), not a rule-file one.
+/// The config's `default_rules` (or its `commands` or `presets`) hold an
+/// invalid pattern. This is a config error (the config loader reports it
+/// like any other), not a rule-file one.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("project_agent_rules.default_rules: invalid pattern `{pattern}`: {message}")]
+#[error("project_agent_rules.{key}: invalid pattern `{pattern}`: {message}")]
 pub struct DefaultRulesError {
+    /// The key under `project_agent_rules`.
+    pub key: &'static str,
     /// The pattern.
     pub pattern: String,
     /// What is wrong with it.
@@ -91,6 +97,18 @@ impl Rules {
 
     /// The rules of `root` from a captured rule file.
     pub fn from_capture(
+        root: &Path,
+        config: &ProjectAgentRulesConfig,
+        capture: &RuleFileCapture,
+    ) -> Result<Self, DefaultRulesError> {
+        let mut rules = Self::from_capture_alone(root, config, capture)?;
+        if config.enabled {
+            rules.commands = crate::commands::compile(&rules.doc, config)?;
+        }
+        Ok(rules)
+    }
+
+    fn from_capture_alone(
         root: &Path,
         config: &ProjectAgentRulesConfig,
         capture: &RuleFileCapture,
@@ -164,6 +182,7 @@ impl Rules {
         match bad {
             None => Ok(rules),
             Some(bad) => Err(DefaultRulesError {
+                key: "default_rules",
                 pattern: bad.entry.text,
                 message: bad.message,
             }),
@@ -212,6 +231,7 @@ impl Rules {
                 (Err(bad), _, _) | (_, Err(bad), _) | (_, _, Err(bad)) => {
                     let none = || {
                         empty().map_err(|b| DefaultRulesError {
+                            key: "default_rules",
                             pattern: b.entry.text,
                             message: b.message,
                         })
@@ -246,6 +266,7 @@ impl Rules {
             doc,
             warnings,
             error,
+            commands: CommandRules::default(),
         };
         Ok((rules, bad))
     }
@@ -322,6 +343,34 @@ impl Rules {
             || !self.doc.exclude.is_empty()
             || self.doc.strict
             || self.doc.network.is_some()
+    }
+
+    /// The command rules in force: the rule file's `commands` and
+    /// `presets`, the user's config's, and every preset in strict mode.
+    pub fn commands(&self) -> &CommandRules {
+        &self.commands
+    }
+
+    /// The first command rule one of `commands` matches, run in `cwd`
+    /// (a denial before any question).
+    pub fn check_commands(&self, commands: &[Invocation<'_>], cwd: &Path) -> Option<CommandMatch> {
+        let places = Places {
+            cwd,
+            root: Some(&self.root),
+            home: self.home.as_deref(),
+        };
+        self.commands.check(commands, &places)
+    }
+
+    /// Where a command rule is written, for a denial's reason.
+    pub fn locate_command_rule(&self, origin: &CommandRuleOrigin) -> String {
+        match origin {
+            CommandRuleOrigin::Preset(name) => format!("preset `{name}`"),
+            CommandRuleOrigin::Entry(entry) if entry.line.is_some() => {
+                self.locate(Some(entry)).unwrap_or_default()
+            }
+            CommandRuleOrigin::Entry(_) => "the user's config (project_agent_rules)".to_owned(),
+        }
     }
 
     /// The project root the rules apply to.

@@ -31,6 +31,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod commands;
 mod doc;
 mod engine;
 mod error;
@@ -38,17 +39,23 @@ mod lint;
 mod markdown;
 mod paths;
 mod patterns;
+mod presets;
 mod prompt;
 mod reminder;
 mod source;
 mod tools;
 mod yaml;
 
+pub use commands::{
+    CommandAction, CommandMatch, CommandPattern, CommandPatternError, CommandRuleOrigin,
+    CommandRules, Invocation, Places,
+};
 pub use doc::{Entry, NetworkDoc, ParsedRuleFile, RuleDoc};
 pub use engine::{DefaultRulesError, FileChecker, Rules, counterparts};
 pub use error::RuleFileError;
 pub use lint::lint;
 pub use paths::{OnDisk, physical_path};
+pub use presets::{PRESETS, Preset, preset};
 pub use prompt::compose_system_prompt;
 pub use reminder::render_permission_decision;
 pub use source::parse_rule_file;

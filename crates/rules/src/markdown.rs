@@ -1,6 +1,6 @@
 //! `.coding-agent-rules.md` and `.github/AGENTS.md`: the whole document is
 //! the prompt extension; sections named `Allowed Tools`, `Denied Tools`,
-//! `File Patterns` and `Network` also configure.
+//! `File Patterns`, `Network`, `Commands` and `Presets` also configure.
 
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 
@@ -16,6 +16,10 @@ enum Section {
     Network,
     Allow,
     Deny,
+    Commands,
+    CommandDeny,
+    CommandAsk,
+    Presets,
     Other,
 }
 
@@ -30,16 +34,22 @@ fn level_number(level: HeadingLevel) -> u8 {
     }
 }
 
-fn classify(heading: &str, inside_file_patterns: bool, inside_network: bool) -> Section {
-    match canonical(heading).as_str() {
-        "allowedtool" => Section::AllowedTools,
-        "deniedtool" => Section::DeniedTools,
-        "filepattern" => Section::FilePatterns,
-        "include" if inside_file_patterns => Section::Include,
-        "exclude" if inside_file_patterns => Section::Exclude,
-        "network" => Section::Network,
-        "allow" if inside_network => Section::Allow,
-        "deny" if inside_network => Section::Deny,
+/// `parent`: the section with subsections (`File Patterns`, `Network`,
+/// `Commands`) the heading is under, if any.
+fn classify(heading: &str, parent: Option<Section>) -> Section {
+    match (canonical(heading).as_str(), parent) {
+        ("allowedtool", _) => Section::AllowedTools,
+        ("deniedtool", _) => Section::DeniedTools,
+        ("filepattern", _) => Section::FilePatterns,
+        ("include", Some(Section::FilePatterns)) => Section::Include,
+        ("exclude", Some(Section::FilePatterns)) => Section::Exclude,
+        ("network", _) => Section::Network,
+        ("allow", Some(Section::Network)) => Section::Allow,
+        ("deny", Some(Section::Network)) => Section::Deny,
+        ("command", _) => Section::Commands,
+        ("deny", Some(Section::Commands)) => Section::CommandDeny,
+        ("ask", Some(Section::Commands)) => Section::CommandAsk,
+        ("preset", _) => Section::Presets,
         _ => Section::Other,
     }
 }
@@ -71,7 +81,10 @@ fn spelling(section: Section) -> Option<&'static str> {
         Section::Exclude => Some("Exclude"),
         Section::Network => Some("Network"),
         Section::Allow => Some("Allow"),
-        Section::Deny => Some("Deny"),
+        Section::Deny | Section::CommandDeny => Some("Deny"),
+        Section::Commands => Some("Commands"),
+        Section::CommandAsk => Some("Ask"),
+        Section::Presets => Some("Presets"),
         Section::Other => None,
     }
 }
@@ -149,9 +162,13 @@ pub fn parse(text: &str) -> (RuleDoc, Vec<(u64, String)>) {
             Event::End(TagEnd::Heading(_)) => {
                 if let Some((level, name)) = heading_text.take() {
                     headings.retain(|(l, _)| *l < level);
-                    let inside = headings.iter().any(|(_, s)| *s == Section::FilePatterns);
-                    let network = headings.iter().any(|(_, s)| *s == Section::Network);
-                    let section = classify(&name, inside, network);
+                    let parent = headings.iter().rev().map(|(_, s)| *s).find(|s| {
+                        matches!(
+                            s,
+                            Section::FilePatterns | Section::Network | Section::Commands
+                        )
+                    });
+                    let section = classify(&name, parent);
                     if let Some(exact) = spelling(section)
                         && name
                             .split_whitespace()
@@ -268,6 +285,10 @@ fn add_entry(doc: &mut RuleDoc, headings: &[(u8, Section)], item: &ItemText) {
             .get_or_insert_with(NetworkDoc::default)
             .deny
             .push(entry),
+        // Under `Commands` itself, an entry is a command denied.
+        (Some(Section::Commands | Section::CommandDeny), _) => doc.commands_deny.push(entry),
+        (Some(Section::CommandAsk), _) => doc.commands_ask.push(entry),
+        (Some(Section::Presets), _) => doc.presets.push(entry),
         _ => {}
     }
 }

@@ -113,12 +113,43 @@ pub fn parse_rule_text(path: &Path, text: &str) -> Result<ParsedRuleFile, RuleFi
         }
     };
     check_network(path, &doc)?;
+    check_commands(path, &doc)?;
     Ok(ParsedRuleFile {
         path: path.to_path_buf(),
         format,
         doc,
         warnings,
     })
+}
+
+/// A command pattern or preset name that means nothing breaks the rule
+/// file at its line: a denial dropped would let through what it named.
+fn check_commands(path: &Path, doc: &RuleDoc) -> Result<(), RuleFileError> {
+    let fail = |entry: &crate::doc::Entry, message: String| RuleFileError {
+        path: path.to_path_buf(),
+        line: entry.line,
+        column: None,
+        message,
+    };
+    for entry in doc.commands_deny.iter().chain(&doc.commands_ask) {
+        crate::commands::CommandPattern::parse(&entry.text)
+            .map_err(|error| fail(entry, error.to_string()))?;
+    }
+    for entry in &doc.presets {
+        if crate::presets::preset(&entry.text).is_none() {
+            return Err(fail(entry, unknown_preset(&entry.text)));
+        }
+    }
+    Ok(())
+}
+
+/// The message for a preset name that is not one.
+pub(crate) fn unknown_preset(name: &str) -> String {
+    let known: Vec<&str> = crate::presets::PRESETS.iter().map(|p| p.name).collect();
+    format!(
+        "unknown preset `{name}` (the presets are {})",
+        known.join(", ")
+    )
 }
 
 /// A network entry that names nothing breaks the rule file at its line,

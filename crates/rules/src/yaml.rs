@@ -22,6 +22,15 @@ struct YamlRules {
     file_list: YamlFileList,
     strict: bool,
     network: Option<YamlNetwork>,
+    commands: YamlCommands,
+    presets: Vec<Spanned<String>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct YamlCommands {
+    deny: Vec<Spanned<String>>,
+    ask: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -59,6 +68,15 @@ struct KnownKeys {
     file_list: Option<KnownFileListKeys>,
     strict: Option<IgnoredAny>,
     network: Option<KnownNetworkKeys>,
+    commands: Option<KnownCommandKeys>,
+    presets: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code, reason = "fields exist so that serde knows the keys")]
+struct KnownCommandKeys {
+    deny: Option<IgnoredAny>,
+    ask: Option<IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -164,6 +182,9 @@ pub fn parse(path: &Path, text: &str) -> Result<(RuleDoc, Vec<RuleFinding>), Rul
         },
         strict: parsed.strict,
         network,
+        commands_deny: entries(parsed.commands.deny),
+        commands_ask: entries(parsed.commands.ask),
+        presets: entries(parsed.presets),
     };
     Ok((doc, warnings))
 }

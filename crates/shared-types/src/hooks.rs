@@ -209,6 +209,13 @@ impl HookReply {
         }
     }
 
+    /// A `PreToolUse` answer that asks the user, with the reason.
+    pub fn ask(reason: impl Into<String>) -> Self {
+        let mut reply = Self::deny(reason);
+        reply.hook_specific_output.permission_decision = Some(PermissionDecision::Ask);
+        reply
+    }
+
     /// A `PreToolUse` answer that runs the call with `input` instead,
     /// allowed (`Allow`) or asked about (`Ask`).
     pub fn rewrite(input: serde_json::Value, decision: PermissionDecision) -> Self {

@@ -71,10 +71,10 @@ pub use patterns::{BadPattern, PatternSet, expand_pattern};
 pub use positive::PositiveInt;
 pub use reminder::{ReminderEnvelope, system_reminder};
 pub use rules::{
-    DEFAULT_RULE_FILES, DEFAULT_SANDBOX_WRITABLE, DecisionRule, DecisionSubject, FileListOverrides,
-    FilePatterns, LintReport, NetworkRules, OnRuleError, ProjectAgentRulesConfig, PromptText,
-    RuleDecision, RuleFileCapture, RuleFileFormat, RuleFinding, RuleSet, RulesReport, RulesSource,
-    SandboxMode, normalize_tool_name,
+    CommandRuleSet, DEFAULT_RULE_FILES, DEFAULT_SANDBOX_WRITABLE, DecisionRule, DecisionSubject,
+    FileListOverrides, FilePatterns, LintReport, NetworkRules, OnRuleError,
+    ProjectAgentRulesConfig, PromptText, RuleDecision, RuleFileCapture, RuleFileFormat,
+    RuleFinding, RuleSet, RulesReport, RulesSource, SandboxMode, normalize_tool_name,
 };
 #[cfg(feature = "schema")]
 pub use schema::{SCHEMA_NAMES, schema_named};

@@ -66,6 +66,15 @@ pub struct ProjectAgentRulesConfig {
     /// they look like secrets (names or `*` globs). Only in the user's
     /// config: a project cannot ask for the user's secrets.
     pub pass_env: Vec<String>,
+    /// The user's command rules, in every session besides the rule
+    /// file's (both apply). Only in the user's config: a project adds its
+    /// own in its rule file and cannot take the user's away.
+    #[serde(skip_serializing_if = "CommandRuleSet::is_empty")]
+    pub commands: CommandRuleSet,
+    /// Command presets on in every session (strict mode turns on all of
+    /// them). Only in the user's config, as `commands`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub presets: Vec<String>,
 }
 
 /// `network` in a rule file or the config: where a sandboxed command (or
@@ -155,6 +164,8 @@ impl Default for ProjectAgentRulesConfig {
             network_hosts: std::collections::BTreeMap::new(),
             secret_env: Vec::new(),
             pass_env: Vec::new(),
+            commands: CommandRuleSet::default(),
+            presets: Vec::new(),
         }
     }
 }
@@ -185,6 +196,36 @@ pub struct RuleSet {
     /// confined (unless the config has a `network` or strict mode is on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkRules>,
+    /// Command patterns denied or asked about, on every command a shell
+    /// line runs (docs/rules.md, "Commands").
+    #[serde(skip_serializing_if = "CommandRuleSet::is_empty")]
+    pub commands: CommandRuleSet,
+    /// Shipped command presets switched on by name (`destructive`,
+    /// `supply-chain`, `publishing`, `history-rewriting`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub presets: Vec<String>,
+}
+
+/// `commands`: patterns of commands (`git push --force*`, `rm -r
+/// {outside}`, `curl | *sh`). Deny wins over ask.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields, default)]
+pub struct CommandRuleSet {
+    /// Matching commands do not run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
+    /// The user is asked before a matching command runs (denied where
+    /// the agent cannot ask).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ask: Vec<String>,
+}
+
+impl CommandRuleSet {
+    /// Whether no pattern is set.
+    pub fn is_empty(&self) -> bool {
+        self.deny.is_empty() && self.ask.is_empty()
+    }
 }
 
 /// `file_patterns`: gitignore-like globs relative to the project root.

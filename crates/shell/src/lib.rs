@@ -636,7 +636,21 @@ impl ShellCommand {
     pub fn argv(&self) -> Vec<Option<&str>> {
         let literal: Vec<Option<&str>> = self.words.iter().map(word_text).collect();
         let at = program_at(&literal).min(literal.len());
-        literal[at..].to_vec()
+        let mut argv = literal[at..].to_vec();
+        // `xargs` adds operands read from its input: words only known when
+        // the line runs (and so is its `{}`).
+        if literal[..at]
+            .iter()
+            .any(|w| w.is_some_and(|w| programs::base_name(w) == "xargs"))
+        {
+            for word in argv.iter_mut().skip(1) {
+                if *word == Some("{}") {
+                    *word = None;
+                }
+            }
+            argv.push(None);
+        }
+        argv
     }
 
     /// Whether the program runs code whose files no command line reveals

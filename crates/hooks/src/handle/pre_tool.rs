@@ -209,6 +209,21 @@ impl Call<'_> {
         };
         match guard.decide(name, &input, &mut outcome.notes) {
             agentctx_guard::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),
+            // A question only the agent can put to the user; an agent that
+            // cannot be made to ask, or a session nobody answers, denies.
+            agentctx_guard::Verdict::Ask(reason) if asks && self.dialect.asks_through_hook() => {
+                outcome.reply = Some(HookReply::ask(reason));
+            }
+            agentctx_guard::Verdict::Ask(reason) => {
+                outcome.note("a command rule asks, and nobody can be asked here: denied");
+                outcome.reply = Some(HookReply::deny(agentctx_types::system_reminder(
+                    agentctx_types::SystemReminderType::PermissionDecision,
+                    &format!(
+                        "Denied: {reason} {} cannot be made to ask the user here, so agentctx denies it.\nIf it is needed, ask the user to run it themselves.",
+                        self.agent
+                    ),
+                )));
+            }
             agentctx_guard::Verdict::Allow => match run {
                 agentctx_guard::ShellRun::Plain(_) if !shell && restricting => {
                     self.pin_file_paths(&input, asks, outcome);
