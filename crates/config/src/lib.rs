@@ -324,6 +324,7 @@ const USER_ONLY_KEYS: &[&str] = &[
     "project_agent_rules.pass_env",
     "project_agent_rules.commands",
     "project_agent_rules.presets",
+    "project_agent_rules.home_secrets",
 ];
 
 /// The user-only key `leaf` sets when it comes from a project file.

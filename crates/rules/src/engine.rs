@@ -43,6 +43,8 @@ pub struct Rules {
     error: Option<RuleFileError>,
     /// `commands`, the presets, and the user's config's.
     commands: CommandRules,
+    /// `project_agent_rules.home_secrets`, in `home_exclude` too.
+    home_secrets: Vec<Entry>,
 }
 
 /// The config's `default_rules` (or its `commands` or `presets`) hold an
@@ -104,8 +106,27 @@ impl Rules {
         let mut rules = Self::from_capture_alone(root, config, capture)?;
         if config.enabled {
             rules.commands = crate::commands::compile(&rules.doc, config)?;
+            rules.add_home_secrets(&config.home_secrets)?;
         }
         Ok(rules)
+    }
+
+    /// The home folder's secrets join the `~/...` excludes (rules that
+    /// deny everything already deny them).
+    fn add_home_secrets(&mut self, secrets: &[String]) -> Result<(), DefaultRulesError> {
+        if secrets.is_empty() || self.denies_everything() {
+            return Ok(());
+        }
+        self.home_secrets = secrets.iter().map(|s| Entry::new(s, None)).collect();
+        let mut entries: Vec<Entry> = self.doc.exclude.clone();
+        entries.extend(self.home_secrets.iter().cloned());
+        self.home_exclude =
+            EntryPatterns::compile_home(&entries).map_err(|bad| DefaultRulesError {
+                key: "home_secrets",
+                pattern: bad.entry.text,
+                message: bad.message,
+            })?;
+        Ok(())
     }
 
     fn from_capture_alone(
@@ -267,6 +288,7 @@ impl Rules {
             warnings,
             error,
             commands: CommandRules::default(),
+            home_secrets: Vec::new(),
         };
         Ok((rules, bad))
     }
@@ -420,6 +442,7 @@ impl Rules {
             .doc
             .exclude
             .iter()
+            .chain(&self.home_secrets)
             .filter_map(|e| e.text.strip_prefix("~/"))
             .collect();
         (self.home.as_deref(), entries)
@@ -448,6 +471,12 @@ impl Rules {
 
     /// Where an entry is written: `file:line`, `file`, or `default_rules`.
     fn locate(&self, entry: Option<&Entry>) -> Option<String> {
+        if let Some(entry) = entry
+            && entry.line.is_none()
+            && self.home_secrets.contains(entry)
+        {
+            return Some("project_agent_rules.home_secrets".to_owned());
+        }
         let label = self.source_label.as_deref()?;
         match (&self.source, entry.and_then(|e| e.line)) {
             (RulesSource::File { .. }, Some(line)) => Some(format!("{label}:{line}")),
@@ -705,6 +734,23 @@ impl FileChecker<'_> {
         F: Fn(bool, DecisionRule, Option<&Entry>, Option<&Path>, String) -> RuleDecision,
     {
         let rules = self.rules;
+        // A project that holds the home folder (a session started in it,
+        // or above it): its secrets are still the home's.
+        if rules
+            .home
+            .as_ref()
+            .is_some_and(|home| home.starts_with(&rules.main_checkout))
+        {
+            let absolute = rules.main_checkout.join(relative);
+            if let Some(denied) = home_denial(rules, &absolute, item, None, decide) {
+                return denied;
+            }
+            if let OnDisk::Resolved(real) = self.links.scan(&rules.main_checkout, relative)
+                && let Some(denied) = home_denial(rules, &real, item, Some(&real), decide)
+            {
+                return denied;
+            }
+        }
         let written = match_patterns(rules, relative, &mut self.scratch);
         if !written.0 {
             let (_, rule, entry) = written;
@@ -771,6 +817,37 @@ where
     )
 }
 
+/// The denial of `target` (absolute) by a `~/...` exclude or a home
+/// secret, when it is in the home folder and one matches.
+fn home_denial<F>(
+    rules: &Rules,
+    target: &Path,
+    item: &str,
+    real: Option<&Path>,
+    decide: &F,
+) -> Option<RuleDecision>
+where
+    F: Fn(bool, DecisionRule, Option<&Entry>, Option<&Path>, String) -> RuleDecision,
+{
+    let home = rules.home.as_ref()?;
+    if rules.home_exclude.is_empty() {
+        return None;
+    }
+    let relative = target.strip_prefix(home).ok()?;
+    let entry = rules.home_exclude.first_match(relative, &mut Vec::new())?;
+    let at = rules.locate(Some(entry)).unwrap_or_default();
+    Some(decide(
+        false,
+        DecisionRule::Exclude,
+        Some(entry),
+        real,
+        format!(
+            "`{item}` is denied by exclude pattern `{}` ({at})",
+            entry.text
+        ),
+    ))
+}
+
 /// A path outside the root. Only `include` speaks about where the agent may
 /// work, so only an include list denies it; without one (no rule file at
 /// all, or only excludes, which name paths in the project) it is allowed.
@@ -787,22 +864,8 @@ where
         || normalize_lexically(&rules.root.join(item)),
         Path::to_path_buf,
     );
-    if let Some(home) = &rules.home
-        && !rules.home_exclude.is_empty()
-        && let Ok(relative) = target.strip_prefix(home)
-        && let Some(entry) = rules.home_exclude.first_match(relative, &mut Vec::new())
-    {
-        let at = rules.locate(Some(entry)).unwrap_or_default();
-        return decide(
-            false,
-            DecisionRule::Exclude,
-            Some(entry),
-            real,
-            format!(
-                "`{item}` is denied by exclude pattern `{}` ({at})",
-                entry.text
-            ),
-        );
+    if let Some(denied) = home_denial(rules, &target, item, real, decide) {
+        return denied;
     }
     if rules.include.is_some() {
         let at = rules.locate(None).unwrap_or_default();

@@ -75,6 +75,11 @@ pub struct ProjectAgentRulesConfig {
     /// them). Only in the user's config, as `commands`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub presets: Vec<String>,
+    /// Secrets in the home folder kept from every agent in every session,
+    /// as `exclude` entries written `~/...` are (denied to the tools,
+    /// masked in the sandbox), whatever the project's rules say. Only in
+    /// the user's config: a project cannot take them away.
+    pub home_secrets: Vec<String>,
 }
 
 /// `network` in a rule file or the config: where a sandboxed command (or
@@ -137,6 +142,26 @@ pub const DEFAULT_SANDBOX_WRITABLE: [&str; 9] = [
     "~/.bun/install/cache",
 ];
 
+/// The secrets in the home folder agentctx keeps from every agent by
+/// default, in every session (`project_agent_rules.home_secrets`): keys,
+/// cloud credentials, git's stored passwords, shell history. Tokens that
+/// tools the agents run need (`gh`, `npm`, `docker`, `kubectl`) are left to
+/// the user to add (docs/config.md).
+pub const DEFAULT_HOME_SECRETS: [&str; 12] = [
+    "~/.ssh/",
+    "~/.gnupg/",
+    "~/.aws/",
+    "~/.azure/",
+    "~/.config/gcloud/",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.config/git/credentials",
+    "~/.bash_history",
+    "~/.zsh_history",
+    "~/.python_history",
+    "~/.local/share/fish/fish_history",
+];
+
 /// The rule files looked for, in order, when the config names none.
 pub const DEFAULT_RULE_FILES: [&str; 3] = [
     ".coding-agent-rules.yaml",
@@ -166,6 +191,10 @@ impl Default for ProjectAgentRulesConfig {
             pass_env: Vec::new(),
             commands: CommandRuleSet::default(),
             presets: Vec::new(),
+            home_secrets: DEFAULT_HOME_SECRETS
+                .iter()
+                .map(|p| (*p).to_owned())
+                .collect(),
         }
     }
 }
