@@ -42,6 +42,7 @@ Environment: AGENTCTX, OPENMOAT, CONFORMANCE_CORPUS, CONFORMANCE_OUT (default
 target/conformance/results), TIMING_RUNS (default 30).
 """
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -59,8 +60,16 @@ import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "../.."))
-OUT = os.environ.get("CONFORMANCE_OUT", os.path.join(REPO, "target/conformance/results"))
-CORPUS = os.environ.get("CONFORMANCE_CORPUS", "/tmp/openmoat-src/tests/conformance")
+# CONFORMANCE_CLASSES=all: every threat class (see "every class" below); unset: the three
+# classes network / environment / cloud metadata, as first measured.
+CLASSES = os.environ.get("CONFORMANCE_CLASSES", "")
+if CLASSES not in ("", "all"):
+    sys.exit(f"CONFORMANCE_CLASSES={CLASSES!r}: only `all` (or unset) is known")
+ALL = CLASSES == "all"
+OUT = os.environ.get("CONFORMANCE_OUT", os.path.join(
+    REPO, "target/conformance/results-all" if ALL else "target/conformance/results"))
+CORPUS = os.environ.get("CONFORMANCE_CORPUS", "/tmp/openmoat-full/tests/conformance" if ALL
+                        else "/tmp/openmoat-src/tests/conformance")
 TIMING_RUNS = int(os.environ.get("TIMING_RUNS", "30"))
 MODES = ["default", "bypassPermissions"]
 
@@ -389,18 +398,19 @@ def ask_hook(guard, kind, arg, session, call_id, mode):
     return answer, out, err, secs
 
 
-def run_sandboxed(guard, out, rec, ca):
+def run_sandboxed(guard, out, rec, ca, cwd=None):
     cmd = json.loads(out)["hookSpecificOutput"]["updatedInput"]["command"]
+    cwd = cwd or guard.tree.project
     env = dict(guard.tree.env)
     env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
     env.update(SECRETS)
     env.update({"SSL_CERT_FILE": ca, "CURL_CA_BUNDLE": ca, "NODE_EXTRA_CA_CERTS": ca, "GIT_SSL_CAINFO": ca})
-    outfile = os.path.join(guard.tree.project, "out.txt")
+    outfile = os.path.join(cwd, "out.txt")
     if os.path.exists(outfile):
         os.remove(outfile)
     rec.take()
     try:
-        p = subprocess.run(["bash", "-c", cmd], cwd=guard.tree.project, env=env, capture_output=True,
+        p = subprocess.run(["bash", "-c", cmd], cwd=cwd, env=env, capture_output=True,
                            timeout=30)
         rc, so, se = p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
     except subprocess.TimeoutExpired as e:

@@ -1,6 +1,11 @@
 //! Claude Code: the shared shape is its own. It escapes `<system-reminder`
 //! in hook context, so reminders travel as `<agentctx-reminder>`.
 
+#[path = "claude_permissions.rs"]
+mod permissions;
+
+pub use permissions::OwnVerdict;
+
 use agentctx_types::{HookInput, ReminderEnvelope};
 
 use crate::dialect::{Dialect, LoaderFacts, Native, PinPaths, rename_tool};
@@ -40,6 +45,16 @@ impl Dialect for Claude {
 
     fn asks_through_hook(&self) -> bool {
         true
+    }
+
+    fn own_verdict(
+        &self,
+        command: &str,
+        root: &std::path::Path,
+        env: &agentctx_config::Environment,
+    ) -> Option<crate::OwnVerdict> {
+        let script = agentctx_shell::parse_shell(command).ok()?;
+        Some(permissions::judge(&script, root, env))
     }
 
     fn rewrite_decision(&self, asks: bool) -> agentctx_types::PermissionDecision {

@@ -165,6 +165,18 @@ pub trait Dialect: Sync {
         false
     }
 
+    /// What the agent's own permission rules would do with `command`
+    /// before asking anyone, for a project at `root`; `None` when agentctx
+    /// cannot tell (every agent but Claude Code).
+    fn own_verdict(
+        &self,
+        _command: &str,
+        _root: &Path,
+        _env: &Environment,
+    ) -> Option<crate::OwnVerdict> {
+        None
+    }
+
     /// The decision that goes with a command rewritten into the sandbox;
     /// `asks`: the agent would ask the user before running it.
     fn rewrite_decision(&self, _asks: bool) -> agentctx_types::PermissionDecision {

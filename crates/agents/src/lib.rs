@@ -30,6 +30,7 @@
 pub const PROJECT_FILE_LIMIT: u64 = 4 * 1024 * 1024;
 
 mod claude;
+pub use claude::OwnVerdict;
 mod cline;
 mod codex;
 mod copilot;

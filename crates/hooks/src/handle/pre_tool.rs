@@ -97,11 +97,21 @@ impl Call<'_> {
             .get("permission_mode")
             .and_then(Value::as_str);
         let asks = !self.dialect.never_asks(mode);
+        // What the agent's own rules would do with the command before
+        // asking (Claude Code: its settings and read-only commands).
+        let own = input
+            .get("command")
+            .and_then(Value::as_str)
+            .filter(|_| asks)
+            .and_then(|c| self.dialect.own_verdict(c, rules.root(), self.host.env));
         let run = match run {
+            // A command the agent would run without a question runs in the
+            // sandbox without one: nothing the user sees changes.
             agentctx_guard::ShellRun::Sandboxed(_)
                 if asks
                     && self.dialect.rewrites_input()
-                    && agentctx_guard::sandbox_optional(self.host, &rules) =>
+                    && agentctx_guard::sandbox_optional(self.host, &rules)
+                    && own != Some(agentctx_agents::OwnVerdict::Runs) =>
             {
                 agentctx_guard::ShellRun::Plain(format!(
                     "{} asks before commands here (permission_mode {}); sandbox: auto leaves them to it",
@@ -235,6 +245,19 @@ impl Call<'_> {
                     outcome.reply = Some(HookReply::deny(sandbox_refusal(&why)));
                 }
                 agentctx_guard::ShellRun::Sandboxed(_) => {
+                    // The changed input can no longer meet the agent's own
+                    // rules: where the agent would ask, its user's answers
+                    // are kept here (Claude Code: what its settings allow
+                    // and its read-only commands run, sandboxed, without a
+                    // question; what they deny is denied).
+                    if let Some(agentctx_agents::OwnVerdict::Denied(rule)) = &own {
+                        outcome.note(format!("{}'s own settings deny it ({rule})", self.agent));
+                        outcome.reply = Some(HookReply::deny(format!(
+                            "Denied: this shell command: your {} settings deny it (`{rule}`).",
+                            self.agent
+                        )));
+                        return;
+                    }
                     let call = self.input.tool_use_id.as_deref().unwrap_or("call");
                     let wrapped = match (self.host.program, self.input.session_id.as_deref()) {
                         (Some(program), Some(session)) => {
@@ -260,7 +283,16 @@ impl Call<'_> {
                     };
                     match wrapped {
                         Some(wrapped) => {
-                            let decision = self.dialect.rewrite_decision(asks);
+                            let decision = match own {
+                                Some(agentctx_agents::OwnVerdict::Runs) => {
+                                    outcome.note(format!(
+                                        "{} would run it without asking: allowed in the sandbox",
+                                        self.agent
+                                    ));
+                                    agentctx_types::PermissionDecision::Allow
+                                }
+                                _ => self.dialect.rewrite_decision(asks),
+                            };
                             outcome.reply = Some(HookReply::rewrite(wrapped, decision));
                         }
                         None => {
