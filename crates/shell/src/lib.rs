@@ -772,6 +772,7 @@ impl ShellScript {
             // The option whose value comes next, and whether it is a file written.
             let mut value_next: Option<(&str, bool)> = None;
             let mut operands = 0;
+            let mut last_operand: Option<(&str, bool)> = None;
             let mut find_expression = false;
             for (word, pattern) in &words {
                 if let Some((option, written)) = value_next.take() {
@@ -855,6 +856,7 @@ impl ShellScript {
                     continue;
                 }
                 operands += 1;
+                last_operand = Some((word, *pattern));
                 out.add_in(&dirs, &links, name(word, operand_access, *pattern));
                 // Files inside a word: `key=PATH` (dd of=, make -C), `@PATH`
                 // (curl -d @f), and git's `REV:PATH`.
@@ -877,6 +879,14 @@ impl ShellScript {
                     out.add(from_root);
                     out.add_in(&dirs, &links, name(file, Access::Read, false));
                 }
+            }
+            // A copy's last operand is where it writes, also when the copy
+            // reads its sources whole (`rsync -a src/ dest/`, `cp -r`).
+            if programs::COPIERS.contains(&program.as_str())
+                && operands >= 2
+                && let Some((dest, pattern)) = last_operand
+            {
+                out.add_in(&dirs, &links, name(dest, Access::Write, pattern));
             }
             if operands == 0 && search == Some(programs::SearchDefault::Cwd) {
                 for dir in &dirs {

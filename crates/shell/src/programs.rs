@@ -89,6 +89,10 @@ pub(crate) fn wrapped(words: &[Option<&str>], at: usize) -> Option<usize> {
     None
 }
 
+/// Programs whose last operand is the file or folder they write (copy,
+/// move, link, install, sync).
+pub(crate) const COPIERS: [&str; 6] = ["cp", "mv", "rsync", "scp", "install", "ln"];
+
 /// Package runners that run the command after them (`npx sh -c ...`,
 /// `pnpm exec sh -c ...`, `yarn dlx`): the index in `rest` (the words after
 /// the runner) where that command starts.
@@ -384,6 +388,8 @@ pub(crate) fn output_options(program: &str) -> &'static [&'static str] {
         "wget" => &["-O", "--output-document", "-o", "--output-file"],
         "find" => &["-fprint", "-fprint0", "-fprintf", "-fls"],
         "git" => &["--output"],
+        // The folder every operand is copied, moved or linked into.
+        "cp" | "mv" | "install" | "ln" => &["-t", "--target-directory"],
         "tee" | "dd" => &[],
         _ => &[],
     }

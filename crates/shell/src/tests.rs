@@ -270,3 +270,22 @@ fn package_runners_make_and_aliases_run_their_commands() {
     assert_eq!(runs("make test"), ["make test"]);
     assert_eq!(runs("npm install"), ["npm install"]);
 }
+
+#[test]
+fn a_copy_writes_its_last_operand_and_its_target_directory() {
+    for line in [
+        "cp --target-directory=.claude settings.local.json",
+        "cp -t .claude settings.local.json",
+        "rsync -a payload/ .claude",
+        "cp -r payload .claude",
+        "mv x .claude",
+    ] {
+        assert!(
+            named(line).contains(&(".claude".to_owned(), Access::Write)),
+            "{line}: {:?}",
+            named(line)
+        );
+    }
+    // A recursive copy still reads its sources whole.
+    assert!(named("rsync -a payload/ .claude").contains(&("payload/".to_owned(), Access::Search)));
+}
