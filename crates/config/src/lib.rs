@@ -325,6 +325,7 @@ const USER_ONLY_KEYS: &[&str] = &[
     "project_agent_rules.commands",
     "project_agent_rules.presets",
     "project_agent_rules.home_secrets",
+    "project_agent_rules.user_rules",
 ];
 
 /// The user-only key `leaf` sets when it comes from a project file.

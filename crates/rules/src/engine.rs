@@ -45,6 +45,8 @@ pub struct Rules {
     commands: CommandRules,
     /// `project_agent_rules.home_secrets`, in `home_exclude` too.
     home_secrets: Vec<Entry>,
+    /// The entries of `project_agent_rules.user_rules`, merged into `doc`.
+    user_entries: Vec<Entry>,
 }
 
 /// The config's `default_rules` (or its `commands` or `presets`) hold an
@@ -104,10 +106,61 @@ impl Rules {
         capture: &RuleFileCapture,
     ) -> Result<Self, DefaultRulesError> {
         let mut rules = Self::from_capture_alone(root, config, capture)?;
+        if config.enabled && !config.user_rules.is_empty() && !rules.denies_everything() {
+            rules = rules.with_user_rules(&config.user_rules)?;
+        }
         if config.enabled {
             rules.commands = crate::commands::compile(&rules.doc, config)?;
             rules.add_home_secrets(&config.home_secrets)?;
         }
+        Ok(rules)
+    }
+
+    /// The user's rules under these: what restricts adds to the project's.
+    fn with_user_rules(self, user: &agentctx_types::UserRules) -> Result<Self, DefaultRulesError> {
+        let added = RuleDoc::from_rule_set(&user.to_rule_set());
+        let mut doc = self.doc.clone();
+        doc.system_prompt_extension =
+            match (added.system_prompt_extension, doc.system_prompt_extension) {
+                (Some(mine), Some(project)) => Some(format!("{mine}\n\n{project}")),
+                (mine, project) => mine.or(project),
+            };
+        doc.denied_tools.extend(added.denied_tools.iter().cloned());
+        doc.exclude.extend(added.exclude.iter().cloned());
+        doc.commands_deny
+            .extend(added.commands_deny.iter().cloned());
+        doc.commands_ask.extend(added.commands_ask.iter().cloned());
+        doc.presets.extend(added.presets.iter().cloned());
+        doc.strict |= added.strict;
+        if let Some(network) = &added.network {
+            doc.network
+                .get_or_insert_with(Default::default)
+                .deny
+                .extend(network.deny.iter().cloned());
+        }
+        let user_entries: Vec<Entry> = added
+            .denied_tools
+            .iter()
+            .chain(&added.exclude)
+            .chain(&added.commands_deny)
+            .chain(&added.commands_ask)
+            .cloned()
+            .collect();
+        let (mut rules, bad) = Self::build(
+            &self.root,
+            self.source.clone(),
+            doc,
+            self.warnings.clone(),
+            self.error.clone(),
+        )?;
+        if let Some(bad) = bad {
+            return Err(DefaultRulesError {
+                key: "user_rules",
+                pattern: bad.entry.text,
+                message: bad.message,
+            });
+        }
+        rules.user_entries = user_entries;
         Ok(rules)
     }
 
@@ -289,6 +342,7 @@ impl Rules {
             error,
             commands: CommandRules::default(),
             home_secrets: Vec::new(),
+            user_entries: Vec::new(),
         };
         Ok((rules, bad))
     }
@@ -476,6 +530,12 @@ impl Rules {
             && self.home_secrets.contains(entry)
         {
             return Some("project_agent_rules.home_secrets".to_owned());
+        }
+        if let Some(entry) = entry
+            && entry.line.is_none()
+            && self.user_entries.contains(entry)
+        {
+            return Some("the user's rules (project_agent_rules.user_rules)".to_owned());
         }
         let label = self.source_label.as_deref()?;
         match (&self.source, entry.and_then(|e| e.line)) {

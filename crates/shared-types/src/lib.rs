@@ -71,10 +71,11 @@ pub use patterns::{BadPattern, PatternSet, expand_pattern};
 pub use positive::PositiveInt;
 pub use reminder::{ReminderEnvelope, system_reminder};
 pub use rules::{
-    CommandRuleSet, DEFAULT_RULE_FILES, DEFAULT_SANDBOX_WRITABLE, DecisionRule, DecisionSubject,
-    FileListOverrides, FilePatterns, LintReport, NetworkRules, OnRuleError,
-    ProjectAgentRulesConfig, PromptText, RuleDecision, RuleFileCapture, RuleFileFormat,
-    RuleFinding, RuleSet, RulesReport, RulesSource, SandboxMode, normalize_tool_name,
+    CommandRuleSet, DEFAULT_HOME_SECRETS, DEFAULT_RULE_FILES, DEFAULT_SANDBOX_WRITABLE,
+    DecisionRule, DecisionSubject, FileListOverrides, FilePatterns, LintReport, NetworkRules,
+    OnRuleError, ProjectAgentRulesConfig, PromptText, RuleDecision, RuleFileCapture,
+    RuleFileFormat, RuleFinding, RuleSet, RulesReport, RulesSource, SandboxMode, UserFilePatterns,
+    UserNetwork, UserRules, normalize_tool_name,
 };
 #[cfg(feature = "schema")]
 pub use schema::{SCHEMA_NAMES, schema_named};

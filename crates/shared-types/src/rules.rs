@@ -80,6 +80,87 @@ pub struct ProjectAgentRulesConfig {
     /// masked in the sandbox), whatever the project's rules say. Only in
     /// the user's config: a project cannot take them away.
     pub home_secrets: Vec<String>,
+    /// The user's rules, in every session (also one where no project is
+    /// found), under the project's: denied tools, excluded files, command
+    /// rules, presets, denied hosts and strict mode add to the project's;
+    /// the prompt extension comes before the project's. Only what
+    /// restricts: an allow list here is an unknown key. Only in the user's
+    /// config (docs/rules.md "The user's rules").
+    #[serde(skip_serializing_if = "UserRules::is_empty")]
+    pub user_rules: UserRules,
+}
+
+/// `project_agent_rules.user_rules`: the rule-file keys that restrict.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields, default)]
+pub struct UserRules {
+    /// Put before the project's prompt extension.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_prompt_extension: Option<String>,
+    /// Denied in every project.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub denied_tools: Vec<String>,
+    /// `exclude` only: excluded in every project.
+    pub file_patterns: UserFilePatterns,
+    /// Command rules of every project.
+    #[serde(skip_serializing_if = "CommandRuleSet::is_empty")]
+    pub commands: CommandRuleSet,
+    /// Presets on in every project.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub presets: Vec<String>,
+    /// Strict mode in every project.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub strict: bool,
+    /// `deny` only: hosts refused in every project.
+    pub network: UserNetwork,
+}
+
+/// `user_rules.file_patterns`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields, default)]
+pub struct UserFilePatterns {
+    /// Matching paths are denied in every project (`~/...`: in the home).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
+}
+
+/// `user_rules.network`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields, default)]
+pub struct UserNetwork {
+    /// Hosts refused wherever a network section confines the network.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
+}
+
+impl UserRules {
+    /// Whether it says nothing.
+    pub fn is_empty(&self) -> bool {
+        self == &Self::default()
+    }
+
+    /// The same as a rule set.
+    pub fn to_rule_set(&self) -> RuleSet {
+        RuleSet {
+            system_prompt_extension: self.system_prompt_extension.clone(),
+            denied_tools: self.denied_tools.clone(),
+            file_patterns: FilePatterns {
+                include: None,
+                exclude: self.file_patterns.exclude.clone(),
+            },
+            commands: self.commands.clone(),
+            presets: self.presets.clone(),
+            strict: self.strict,
+            network: (!self.network.deny.is_empty()).then(|| NetworkRules {
+                allow: Vec::new(),
+                deny: self.network.deny.clone(),
+            }),
+            ..RuleSet::default()
+        }
+    }
 }
 
 /// `network` in a rule file or the config: where a sandboxed command (or
@@ -195,6 +276,7 @@ impl Default for ProjectAgentRulesConfig {
                 .iter()
                 .map(|p| (*p).to_owned())
                 .collect(),
+            user_rules: UserRules::default(),
         }
     }
 }
