@@ -181,11 +181,19 @@ fn read_only(words: &[&str]) -> bool {
         | "fgrep" | "rg" | "diff" | "cmp" | "file" | "stat" | "which" | "type" | "whoami"
         | "id" | "date" | "uname" | "hostname" | "du" | "df" | "basename" | "dirname"
         | "realpath" | "readlink" | "cut" | "tr" | "nl" | "tac" | "rev" | "true" | "false"
-        | "test" | "[" | "seq" | "sleep" | "cd" | "uniq" | "column" | "less" | "more" => {
-            // `uniq IN OUT` writes OUT.
-            !(*program == "uniq" && args.iter().filter(|a| !a.starts_with('-')).count() > 1)
+        | "test" | "[" | "seq" | "sleep" | "cd" | "uniq" | "column" => {
+            // `uniq IN OUT` writes OUT; `hostname NAME` sets it; `date -s`
+            // sets the clock; `file -C` compiles a magic file; `rg --pre`
+            // runs a program on every file.
+            let operands = args.iter().filter(|a| !a.starts_with('-')).count();
+            !(*program == "uniq" && operands > 1)
+                && !(*program == "hostname" && operands > 0)
+                && !(*program == "date" && has(&["-s", "--set"]))
+                && !(*program == "file" && has(&["-C", "--compile"]))
+                && !(*program == "rg" && has(&["--pre", "--pre-glob", "--search-zip", "-z"]))
         }
-        "sort" => !has(&["-o", "--output"]),
+        // `--compress-program` runs a program.
+        "sort" => !has(&["-o", "--output", "--compress-program"]),
         "tree" => !has(&["-o"]),
         "find" => !has(&[
             "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
@@ -203,9 +211,15 @@ fn git_read_only(args: &[&str]) -> bool {
     let none_but = |allowed: &[&str]| rest.iter().all(|a| allowed.contains(a));
     match *subcommand {
         "status" | "log" | "diff" | "show" | "rev-parse" | "ls-files" | "blame" | "grep"
-        | "describe" | "shortlog" | "ls-tree" | "cat-file" | "merge-base" | "show-ref" => !rest
-            .iter()
-            .any(|a| a.starts_with("--output") || *a == "--ext-diff"),
+        | "describe" | "shortlog" | "ls-tree" | "cat-file" | "merge-base" | "show-ref" => {
+            // An output file, an external diff or text converter, a pager
+            // program: each writes or runs something.
+            !rest.iter().any(|a| {
+                a.starts_with("--output")
+                    || a.starts_with("--open-files-in-pager")
+                    || matches!(*a, "--ext-diff" | "--textconv" | "-O")
+            })
+        }
         "branch" => none_but(&["-a", "-r", "-v", "-vv", "--all", "--list", "--show-current"]),
         "remote" => none_but(&["-v", "--verbose"]),
         "tag" => none_but(&["-l", "--list"]),
@@ -260,6 +274,12 @@ mod tests {
             "npm test",
             "git config user.name x",
             "uniq in out",
+            "rg --pre ./x.sh y",
+            "sort --compress-program=sh a",
+            "git grep -O x",
+            "git -c core.pager=sh log",
+            "hostname evil",
+            "less README.md",
         ] {
             let words: Vec<&str> = line.split(' ').collect();
             assert!(!read_only(&words), "{line}");
