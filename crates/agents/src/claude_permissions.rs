@@ -186,11 +186,15 @@ fn read_only(words: &[&str]) -> bool {
             // sets the clock; `file -C` compiles a magic file; `rg --pre`
             // runs a program on every file.
             let operands = args.iter().filter(|a| !a.starts_with('-')).count();
-            !(*program == "uniq" && operands > 1)
-                && !(*program == "hostname" && operands > 0)
-                && !(*program == "date" && has(&["-s", "--set"]))
-                && !(*program == "file" && has(&["-C", "--compile"]))
-                && !(*program == "rg" && has(&["--pre", "--pre-glob", "--search-zip", "-z"]))
+            let changes = match *program {
+                "uniq" => operands > 1,
+                "hostname" => operands > 0,
+                "date" => has(&["-s", "--set"]),
+                "file" => has(&["-C", "--compile"]),
+                "rg" => has(&["--pre", "--pre-glob", "--search-zip", "-z"]),
+                _ => false,
+            };
+            !changes
         }
         // `--compress-program` runs a program.
         "sort" => !has(&["-o", "--output", "--compress-program"]),
