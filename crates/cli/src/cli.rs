@@ -200,13 +200,16 @@ pub enum RulesCommand {
     CheckTool(CheckArgs),
     /// Decide whether files may be touched (exit 1 when any is denied).
     CheckFile(CheckArgs),
+    /// What the command rules and presets say about shell lines, as the
+    /// hook judges them (exit 1 when any is denied or asked about).
+    CheckCommand(CheckArgs),
     /// Validate the rule file (exit 1 on any problem).
     Lint,
 }
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Tool names or paths (paths relative to the working directory).
+    /// Tool names, paths (relative to the working directory) or shell lines.
     #[arg(value_name = "ITEM", required_unless_present = "stdin")]
     pub items: Vec<String>,
     /// Also read items from stdin, one per line.

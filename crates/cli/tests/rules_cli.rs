@@ -140,3 +140,24 @@ fn prompt_rules_prints_the_extension() {
     let (code, stdout, _) = run(t.cmd().args(["prompt", "rules"]));
     assert_eq!((code, stdout.as_str()), (0, "Prefer small diffs.\n"));
 }
+
+#[test]
+fn check_command_says_what_the_hook_would_and_where_the_rule_is() {
+    let t = project("presets: [history-rewriting]\ncommands:\n  deny: [\"terraform destroy\"]\n");
+    let (code, stdout, _) = run(t.cmd().args([
+        "rules",
+        "check-command",
+        "cargo test",
+        "bash -c -- 'terraform destroy -auto-approve'",
+        "echo 'git push -f' | sh",
+    ]));
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "allow\tcargo test\tno command rule matches");
+    assert!(lines[1].starts_with("deny\t"), "{stdout}");
+    assert!(lines[1].contains(".coding-agent-rules.yaml:3"), "{stdout}");
+    assert!(lines[2].starts_with("ask\t"), "{stdout}");
+    assert!(lines[2].contains("preset `history-rewriting`"), "{stdout}");
+    let (code, stdout, _) = run(t.cmd().args(["rules", "check-command", "cargo build"]));
+    assert_eq!((code, stdout.starts_with("allow\t")), (0, true));
+}

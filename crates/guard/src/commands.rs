@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use agentctx_rules::{CommandAction, Invocation, Rules};
+use agentctx_rules::{CommandAction, CommandMatch, Invocation, Rules};
 use agentctx_shell::ShellScript;
 
 use crate::Verdict;
@@ -16,23 +16,7 @@ pub(crate) fn judge(
     cwd: &Path,
     notes: &mut Vec<String>,
 ) -> Option<Verdict> {
-    if rules.commands().is_empty() {
-        return None;
-    }
-    let argvs: Vec<Vec<Option<&str>>> = script.commands.iter().map(|c| c.argv()).collect();
-    let invocations: Vec<Invocation<'_>> = script
-        .commands
-        .iter()
-        .zip(&argvs)
-        .map(|(command, argv)| Invocation {
-            argv,
-            feeder: command
-                .piped_from
-                .and_then(|i| argvs.get(i))
-                .map(Vec::as_slice),
-        })
-        .collect();
-    let found = rules.check_commands(&invocations, cwd)?;
+    let found = first_match(rules, script, cwd)?;
     let place = rules.locate_command_rule(&found.origin);
     notes.push(format!(
         "command `{}` matches `{}` ({place}): {}",
@@ -58,6 +42,39 @@ pub(crate) fn judge(
             "agentctx asks before this command: {why} asks about."
         )),
     })
+}
+
+/// The first command rule a command of `script` (run in `cwd`) matches.
+fn first_match(rules: &Rules, script: &ShellScript, cwd: &Path) -> Option<CommandMatch> {
+    if rules.commands().is_empty() {
+        return None;
+    }
+    let argvs: Vec<Vec<Option<&str>>> = script.commands.iter().map(|c| c.argv()).collect();
+    let invocations: Vec<Invocation<'_>> = script
+        .commands
+        .iter()
+        .zip(&argvs)
+        .map(|(command, argv)| Invocation {
+            argv,
+            feeder: command
+                .piped_from
+                .and_then(|i| argvs.get(i))
+                .map(Vec::as_slice),
+        })
+        .collect();
+    rules.check_commands(&invocations, cwd)
+}
+
+/// What the command rules say about a shell line run in `cwd`, as the
+/// hook judges it: the first rule one of its commands matches (`rules
+/// check-command`). `Err` names why the line cannot be read.
+pub fn check_command_line(
+    rules: &Rules,
+    line: &str,
+    cwd: &Path,
+) -> Result<Option<CommandMatch>, String> {
+    let script = agentctx_shell::parse_shell(line).map_err(|e| e.to_string())?;
+    Ok(first_match(rules, &script, cwd))
 }
 
 /// The denial of a command line that cannot be read under command rules.

@@ -41,7 +41,7 @@
 //! ```
 #![deny(missing_docs)]
 
-mod commands;
+pub mod commands;
 pub mod escape;
 mod hard_links;
 pub mod network;

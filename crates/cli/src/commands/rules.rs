@@ -42,8 +42,67 @@ pub fn run(
             let mut checker = rules.file_checker();
             check_with(inv, args, out, |item| checker.check_typed(&inv.cwd, item))
         }
+        RulesCommand::CheckCommand(args) => check_command(inv, args, out),
         RulesCommand::Lint => lint_command(inv, out),
     }
+}
+
+/// `rules check-command`: each line's verdict, the command that matched,
+/// the pattern and where it is written.
+fn check_command(
+    inv: &Invocation,
+    args: &CheckArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<Outcome> {
+    let rules = load(inv)?;
+    let mut lines: Vec<String> = args.items.clone();
+    if args.stdin {
+        for line in std::io::stdin().lock().lines() {
+            let line = line?;
+            if !line.trim().is_empty() {
+                lines.push(line);
+            }
+        }
+    }
+    let mut held = false;
+    let mut json = Vec::new();
+    for line in &lines {
+        let verdict = agentctx_guard::commands::check_command_line(&rules, line, &inv.cwd);
+        let (decision, message) = match &verdict {
+            Ok(None) => ("allow", "no command rule matches".to_owned()),
+            Ok(Some(found)) => (
+                match found.action {
+                    agentctx_rules::CommandAction::Deny => "deny",
+                    agentctx_rules::CommandAction::Ask => "ask",
+                },
+                format!(
+                    "it runs `{}`, which matches `{}` ({})",
+                    found.command,
+                    found.pattern,
+                    rules.locate_command_rule(&found.origin)
+                ),
+            ),
+            Err(error) if rules.commands().is_empty() => (
+                "allow",
+                format!("not read ({error}); no command rule is set"),
+            ),
+            Err(error) => ("deny", format!("the line cannot be read ({error})")),
+        };
+        held |= decision != "allow";
+        if inv.json {
+            json.push(serde_json::json!({"line": line, "decision": decision, "message": message}));
+        } else {
+            writeln!(out, "{decision}\t{line}\t{message}")?;
+        }
+    }
+    if inv.json {
+        write_json(out, &json)?;
+    }
+    Ok(if held {
+        Outcome::Negative
+    } else {
+        Outcome::Success
+    })
 }
 
 fn show(inv: &Invocation, out: &mut dyn Write) -> anyhow::Result<Outcome> {
