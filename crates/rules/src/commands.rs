@@ -22,7 +22,9 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobMatcher};
+use std::sync::OnceLock;
+
+use globset::{Glob, GlobBuilder, GlobMatcher};
 
 use agentctx_types::ProjectAgentRulesConfig;
 
@@ -82,26 +84,77 @@ pub struct CommandPattern {
 struct Words {
     /// Matched against the program's base name, or its whole word when
     /// the pattern's program holds a `/`.
-    program: GlobMatcher,
+    program: Word,
     program_is_path: bool,
     items: Vec<Item>,
 }
 
 #[derive(Clone, Debug)]
 enum Item {
-    Long(GlobMatcher),
+    Long(Word),
     Short(Vec<char>),
-    Operand(GlobMatcher),
+    Operand(Word),
     /// `{outside}` (`false`) or `{root-or-outside}` (`true`).
     Outside(bool),
 }
 
-fn glob(word: &str, pattern: &str) -> Result<GlobMatcher, CommandPatternError> {
+/// One word of a pattern. A hook is a process per call and the presets
+/// hold a hundred patterns: a word is compared as text, or split on `*`,
+/// and only a glob with more (`?`, `[...]`, `{a,b}`) is compiled, on its
+/// first use.
+#[derive(Clone, Debug)]
+enum Word {
+    Literal(String),
+    /// The text between `*`s.
+    Stars(Vec<String>),
+    Glob(Glob, OnceLock<GlobMatcher>),
+}
+
+impl Word {
+    fn is_match(&self, text: &str) -> bool {
+        match self {
+            Self::Literal(word) => word == text,
+            Self::Stars(parts) => stars_match(parts, text),
+            Self::Glob(glob, matcher) => matcher
+                .get_or_init(|| glob.compile_matcher())
+                .is_match(text),
+        }
+    }
+}
+
+/// Whether `text` is `parts` joined by runs of any characters.
+fn stars_match(parts: &[String], text: &str) -> bool {
+    let (Some(first), Some(last)) = (parts.first(), parts.last()) else {
+        return false;
+    };
+    if parts.len() == 1 {
+        return first == text;
+    }
+    let Some(mut rest) = text.strip_prefix(first.as_str()) else {
+        return false;
+    };
+    for middle in &parts[1..parts.len() - 1] {
+        match rest.find(middle.as_str()) {
+            Some(at) => rest = &rest[at + middle.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last.as_str())
+}
+
+fn glob(word: &str, pattern: &str) -> Result<Word, CommandPatternError> {
+    if !word.contains(['*', '?', '[', ']', '{', '}', '\\']) {
+        return Ok(Word::Literal(word.to_owned()));
+    }
+    // `**` is globset's own (`**/x` matches `x`).
+    if !word.contains(['?', '[', ']', '{', '}', '\\']) && !word.contains("**") {
+        return Ok(Word::Stars(word.split('*').map(str::to_owned).collect()));
+    }
     GlobBuilder::new(word)
         .literal_separator(false)
         .backslash_escape(true)
         .build()
-        .map(|g| g.compile_matcher())
+        .map(|g| Word::Glob(g, OnceLock::new()))
         .map_err(|error| CommandPatternError {
             pattern: pattern.to_owned(),
             message: format!("`{word}`: {}", error.kind()),

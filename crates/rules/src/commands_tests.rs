@@ -243,3 +243,48 @@ fn presets_hold_their_class_and_leave_ordinary_work() {
         }
     }
 }
+
+#[test]
+fn words_match_as_globs_do() {
+    for (pattern, text, matches) in [
+        ("*sh", "bash", true),
+        ("*sh", "sh", true),
+        ("*sh", "shell", false),
+        ("python*", "python3.12", true),
+        ("http*://*", "https://x/y", true),
+        ("http*://*", "http:/x", false),
+        ("a*a", "a", false),
+        ("a*a", "aa", true),
+        ("*", "", true),
+        ("[!@]*/*", "owner/repo", true),
+        ("[!@]*/*", "@scope/pkg", false),
+        ("--force*", "--force-with-lease", true),
+    ] {
+        let word = glob(pattern, pattern).unwrap();
+        assert_eq!(word.is_match(text), matches, "{pattern} {text}");
+        let compiled = GlobBuilder::new(pattern)
+            .literal_separator(false)
+            .build()
+            .unwrap()
+            .compile_matcher();
+        assert_eq!(
+            compiled.is_match(text),
+            matches,
+            "globset: {pattern} {text}"
+        );
+    }
+}
+
+proptest::proptest! {
+    /// `*`-only words are matched without globset, exactly as globset would.
+    #[test]
+    fn star_words_agree_with_globset(pattern in "[ab*/.]{0,8}", text in "[ab/.]{0,10}") {
+        let word = glob(&pattern, &pattern).unwrap();
+        let compiled = GlobBuilder::new(&pattern)
+            .literal_separator(false)
+            .build()
+            .unwrap()
+            .compile_matcher();
+        proptest::prop_assert_eq!(word.is_match(&text), compiled.is_match(&text));
+    }
+}
