@@ -148,6 +148,14 @@ pub(crate) fn judge(script: &ShellScript, root: &Path, env: &Environment) -> Own
             .redirects
             .iter()
             .any(|r| r.write && r.target.literal().is_none_or(|t| t != "/dev/null"));
+        // A variable set for the command steers what it runs
+        // (`GIT_EXTERNAL_DIFF=... git diff`); a `$(...)` in a literal word
+        // may still be evaluated (`printf -v 'a[$(cmd)]'`).
+        let steered = !command.assignments.is_empty()
+            || words.iter().any(|w| w.contains("$(") || w.contains('`'));
+        if writes || steered {
+            verdict = OwnVerdict::Asks;
+        }
         let line = words.join(" ");
         if let Some(rule) = rules.deny.iter().find(|r| rule_matches(r, &line)) {
             return OwnVerdict::Denied(format!("Bash({rule})"));
@@ -157,7 +165,7 @@ pub(crate) fn judge(script: &ShellScript, root: &Path, env: &Environment) -> Own
         }
         let asked = rules.ask.iter().any(|r| rule_matches(r, &line));
         let allowed = rules.allow.iter().any(|r| rule_matches(r, &line));
-        if asked || writes || !(allowed || read_only(&words)) {
+        if asked || !(allowed || read_only(&words)) {
             verdict = OwnVerdict::Asks;
         }
     }
@@ -196,8 +204,6 @@ fn read_only(words: &[&str]) -> bool {
             };
             !changes
         }
-        // `--compress-program` runs a program.
-        "sort" => !has(&["-o", "--output", "--compress-program"]),
         "tree" => !has(&["-o"]),
         "find" => !has(&[
             "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
@@ -218,10 +224,13 @@ fn git_read_only(args: &[&str]) -> bool {
         | "describe" | "shortlog" | "ls-tree" | "cat-file" | "merge-base" | "show-ref" => {
             // An output file, an external diff or text converter, a pager
             // program: each writes or runs something.
+            // (Any prefix: git takes `-Ocmd` and abbreviated options.)
             !rest.iter().any(|a| {
-                a.starts_with("--output")
-                    || a.starts_with("--open-files-in-pager")
-                    || matches!(*a, "--ext-diff" | "--textconv" | "-O")
+                a.starts_with("-O")
+                    || a.starts_with("--ou")
+                    || a.starts_with("--op")
+                    || a.starts_with("--ext")
+                    || a.starts_with("--tex")
             })
         }
         "branch" => none_but(&["-a", "-r", "-v", "-vv", "--all", "--list", "--show-current"]),
@@ -264,7 +273,6 @@ mod tests {
             "git log --oneline -5",
             "git branch -a",
             "find . -name x",
-            "sort a.txt",
         ] {
             let words: Vec<&str> = line.split(' ').collect();
             assert!(read_only(&words), "{line}");
@@ -280,6 +288,9 @@ mod tests {
             "uniq in out",
             "rg --pre ./x.sh y",
             "sort --compress-program=sh a",
+            "sort a.txt",
+            "git grep -Ocmd x",
+            "git grep --open=cmd x",
             "git grep -O x",
             "git -c core.pager=sh log",
             "hostname evil",

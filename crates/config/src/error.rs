@@ -66,6 +66,19 @@ pub enum ConfigError {
         /// The key.
         key: String,
     },
+    /// A project file loosens the guard the user chose (turns the rules
+    /// or the sandbox off): a repository may only tighten it.
+    #[error(
+        "{path}: {key} may be set by a project only to {allowed} (a repository may tighten the guard, never loosen it); set it in the user config ($XDG_CONFIG_HOME/agentctx/config.yaml) or the environment"
+    )]
+    Loosens {
+        /// The project file.
+        path: PathBuf,
+        /// The key.
+        key: String,
+        /// The one value a project may give it.
+        allowed: &'static str,
+    },
 }
 
 fn key_prefix(key: &Option<String>) -> String {

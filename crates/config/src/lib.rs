@@ -146,6 +146,9 @@ pub fn load(request: &ConfigRequest<'_>) -> Result<LoadedConfig, ConfigError> {
             if let Some(key) = user_only(&leaf) {
                 return Err(ConfigError::UserOnly { path, key });
             }
+            if let Some((key, allowed)) = loosens(&leaf) {
+                return Err(ConfigError::Loosens { path, key, allowed });
+            }
             merged.apply(leaf);
         }
         files.push(origin);
@@ -208,7 +211,10 @@ pub fn load_salvaging(request: &ConfigRequest<'_>) -> (LoadedConfig, Vec<ConfigE
                     }
                 };
                 for leaf in leaves_of(&value, &origin) {
-                    if user_only(&leaf).is_none() && validate_alone(&leaf).is_ok() {
+                    if user_only(&leaf).is_none()
+                        && loosens(&leaf).is_none()
+                        && validate_alone(&leaf).is_ok()
+                    {
                         merged.apply(leaf);
                     }
                 }
@@ -327,6 +333,33 @@ const USER_ONLY_KEYS: &[&str] = &[
     "project_agent_rules.home_secrets",
     "project_agent_rules.user_rules",
 ];
+
+/// Keys a project file may set only to the value that tightens the guard:
+/// a repository that turned its rules, agentctx's self-protection or the
+/// sandbox off would take the user's rules and home secrets with them.
+const TIGHTEN_ONLY: [(&str, &str); 5] = [
+    ("project_agent_rules.enabled", "true"),
+    ("project_agent_rules.protect_config", "true"),
+    ("project_agent_rules.strict", "true"),
+    ("project_agent_rules.sandbox", "on"),
+    ("project_agent_rules.on_error", "deny_all"),
+];
+
+/// The key `leaf` loosens, and the value it may have, when it comes from
+/// a project file.
+fn loosens(leaf: &Leaf) -> Option<(String, &'static str)> {
+    if !matches!(leaf.origin, ConfigOrigin::ProjectFile { .. }) {
+        return None;
+    }
+    let key = leaf.path.join(".");
+    let (_, allowed) = TIGHTEN_ONLY.iter().find(|(k, _)| *k == key)?;
+    let given = match &leaf.value {
+        serde_json::Value::Bool(b) => b.to_string(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    (given != *allowed).then_some((key, allowed))
+}
 
 /// The user-only key `leaf` sets when it comes from a project file.
 fn user_only(leaf: &Leaf) -> Option<String> {

@@ -671,3 +671,61 @@ fn environment_and_flag_errors_say_it_in_the_users_terms_too() {
     );
     assert!(flag_error("agents.initial.maxFile=3").contains("unknown key `maxFile`"));
 }
+
+/// The attack pass on issue 38: a repository's `.agentctx.yaml` turned the
+/// rules off (`enabled: false`) and with them the user's rules and home
+/// secrets, or the sandbox off. A project may only tighten the guard.
+#[test]
+fn a_project_file_cannot_loosen_the_guard() {
+    for (text, key) in [
+        (
+            "project_agent_rules:\n  enabled: false\n",
+            "project_agent_rules.enabled",
+        ),
+        (
+            "project_agent_rules:\n  sandbox: off\n",
+            "project_agent_rules.sandbox",
+        ),
+        (
+            "project_agent_rules:\n  sandbox: auto\n",
+            "project_agent_rules.sandbox",
+        ),
+        (
+            "project_agent_rules:\n  protect_config: false\n",
+            "project_agent_rules.protect_config",
+        ),
+        (
+            "project_agent_rules:\n  strict: false\n",
+            "project_agent_rules.strict",
+        ),
+        (
+            "project_agent_rules:\n  on_error: default_rules\n",
+            "project_agent_rules.on_error",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        sb.write(&sb.project.join(PROJECT_FILE_NAME), text);
+        let error = sb.load(&sb.project, &[], &[]).unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::Loosens { key: k, .. } if k == key),
+            "{text}: {error}"
+        );
+        // A hook salvages the rest and keeps the user's value.
+        let env = sb.env(&[]);
+        let (loaded, errors) = load_salvaging(&ConfigRequest::new(&sb.project, &env));
+        assert!(loaded.config.project_agent_rules.enabled, "{text}");
+        assert!(!errors.is_empty(), "{text}");
+    }
+    // Tightening is the project's to ask for.
+    let sb = Sandbox::new();
+    sb.write(
+        &sb.project.join(PROJECT_FILE_NAME),
+        "project_agent_rules:\n  strict: true\n  sandbox: on\n  on_error: deny_all\n",
+    );
+    let loaded = sb.load(&sb.project, &[], &[]).unwrap();
+    assert!(loaded.config.project_agent_rules.strict);
+    // The user may loosen their own.
+    let sb = Sandbox::new();
+    sb.write(&sb.user_file(), "project_agent_rules:\n  sandbox: off\n");
+    assert!(sb.load(&sb.project, &[], &[]).is_ok());
+}

@@ -16,6 +16,14 @@ pub(crate) fn judge(
     cwd: &Path,
     notes: &mut Vec<String>,
 ) -> Option<Verdict> {
+    // A line part of which does not parse: bash runs what comes before
+    // the error (`bash -c $'git push --force\n)'`).
+    if !rules.commands().is_empty()
+        && let Some(broken) = script.opaque.iter().find(|o| o.contains("does not parse"))
+    {
+        notes.push(format!("command rules: the line holds {broken}"));
+        return Some(Verdict::Deny(unreadable(broken)));
+    }
     let found = first_match(rules, script, cwd)?;
     let place = rules.locate_command_rule(&found.origin);
     notes.push(format!(
@@ -50,18 +58,23 @@ fn first_match(rules: &Rules, script: &ShellScript, cwd: &Path) -> Option<Comman
         return None;
     }
     let argvs: Vec<Vec<Option<&str>>> = script.commands.iter().map(|c| c.argv()).collect();
-    let invocations: Vec<Invocation<'_>> = script
-        .commands
-        .iter()
-        .zip(&argvs)
-        .map(|(command, argv)| Invocation {
-            argv,
-            feeder: command
-                .piped_from
-                .and_then(|i| argvs.get(i))
-                .map(Vec::as_slice),
-        })
-        .collect();
+    // A command with each command whose output reaches it (`curl URL |
+    // tee f | sh`: `sh` reads `tee`'s and `curl`'s).
+    let mut invocations: Vec<Invocation<'_>> = Vec::new();
+    for (command, argv) in script.commands.iter().zip(&argvs) {
+        invocations.push(Invocation { argv, feeder: None });
+        let mut from = command.piped_from;
+        for _ in 0..8 {
+            let Some(i) = from.filter(|i| *i < argvs.len()) else {
+                break;
+            };
+            invocations.push(Invocation {
+                argv,
+                feeder: Some(&argvs[i]),
+            });
+            from = script.commands[i].piped_from;
+        }
+    }
     rules.check_commands(&invocations, cwd)
 }
 
@@ -74,7 +87,86 @@ pub fn check_command_line(
     cwd: &Path,
 ) -> Result<Option<CommandMatch>, String> {
     let script = agentctx_shell::parse_shell(line).map_err(|e| e.to_string())?;
+    if !rules.commands().is_empty()
+        && let Some(broken) = script.opaque.iter().find(|o| o.contains("does not parse"))
+    {
+        return Err(broken.clone());
+    }
     Ok(first_match(rules, &script, cwd))
+}
+
+/// Programs that print the whole environment when given no operand.
+const ENV_DUMPS: [&str; 6] = ["env", "printenv", "set", "export", "declare", "typeset"];
+
+/// What a line that runs as written would reveal of the secrets in its
+/// environment (the sandbox leaves them out; here nothing would): the
+/// secret variables it expands (`$OPENAI_API_KEY`, by name or value as
+/// the sandbox judges them), or the whole environment printed (`env`,
+/// `printenv`, `export -p`, `/proc/self/environ`). `None` when neither.
+pub(crate) fn secrets_revealed(
+    host: &agentctx_session::Host<'_>,
+    line: &str,
+    script: &ShellScript,
+) -> Option<String> {
+    let config = &host.config.project_agent_rules;
+    let secrets = agentctx_sandbox::SecretEnv::new(&config.secret_env, &config.pass_env).ok()?;
+    let mut named: Vec<&str> = Vec::new();
+    let bytes = line.as_bytes();
+    let mut at = 0;
+    while let Some(found) = line[at..].find('$') {
+        let start = at + found + 1;
+        let braced = bytes.get(start) == Some(&b'{');
+        let from = start + usize::from(braced);
+        let end = line[from..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(line.len(), |e| from + e);
+        let name = &line[from..end];
+        let value = host.env.get(name).unwrap_or_default();
+        if !name.is_empty()
+            && !named.contains(&name)
+            && secrets.is_secret(name.as_ref(), value.as_ref())
+        {
+            named.push(name);
+        }
+        at = end.max(start);
+    }
+    if !named.is_empty() {
+        let list: Vec<String> = named.iter().map(|n| format!("`${n}`")).collect();
+        return Some(format!(
+            "it expands {} (a secret of the agent's environment)",
+            list.join(", ")
+        ));
+    }
+    for command in &script.commands {
+        let argv = command.argv();
+        let Some(Some(program)) = argv.first() else {
+            continue;
+        };
+        let operands = argv[1..]
+            .iter()
+            .filter(|w| w.is_none_or(|w| !w.starts_with('-')))
+            .count();
+        let dumps = ENV_DUMPS.contains(program) && operands == 0;
+        // `printenv NAME` prints one.
+        if *program == "printenv"
+            && let Some(name) = argv[1..].iter().flatten().find(|name| {
+                let value = host.env.get(name).unwrap_or_default();
+                secrets.is_secret(name.as_ref(), value.as_ref())
+            })
+        {
+            return Some(format!(
+                "it prints `{name}` (a secret of the agent's environment)"
+            ));
+        }
+        let reads_environ = argv
+            .iter()
+            .flatten()
+            .any(|w| w.starts_with("/proc/") && w.ends_with("/environ"));
+        if dumps || reads_environ {
+            return Some("it prints the environment (the agent's secrets with it)".to_owned());
+        }
+    }
+    None
 }
 
 /// The denial of a command line that cannot be read under command rules.

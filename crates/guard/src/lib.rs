@@ -411,9 +411,6 @@ impl Guard<'_> {
                 return Ok(Vec::new());
             }
         };
-        if let Some(verdict) = commands::judge(self.rules, &script, self.cwd, notes) {
-            return Err(verdict);
-        }
         if verify {
             if let Some(what) = script.opaque.first() {
                 return Err(Verdict::Deny(strict_reminder(
@@ -454,6 +451,18 @@ impl Guard<'_> {
                 )));
             }
             named.extend(checked.extra);
+        }
+        if let Some(verdict) = commands::judge(self.rules, &script, self.cwd, notes) {
+            return Err(verdict);
+        }
+        // Outside the sandbox the command sees the agent's secrets.
+        if !self.sandboxed
+            && let Some(what) = commands::secrets_revealed(self.host, command, &script)
+        {
+            notes.push(format!("shell command runs as written and {what}"));
+            return Err(Verdict::Ask(format!(
+                "agentctx asks before this command: {what}, and it runs outside agentctx's sandbox here."
+            )));
         }
         notes.push(format!(
             "shell command: {} paths named ({}{})",

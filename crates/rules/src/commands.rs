@@ -111,6 +111,18 @@ enum Word {
 }
 
 impl Word {
+    /// Whether `option` is an abbreviation of this long option: getopt
+    /// and git take any unambiguous prefix of two letters or more
+    /// (`git push --forc` is `--force`, `rm --rec` is `--recursive`).
+    fn abbreviated_by(&self, option: &str) -> bool {
+        let written = match self {
+            Self::Literal(word) => word.as_str(),
+            Self::Stars(parts) => parts.first().map_or("", String::as_str),
+            Self::Glob(..) => return false,
+        };
+        option.starts_with("--") && option.len() >= 4 && written.starts_with(option)
+    }
+
     fn is_match(&self, text: &str) -> bool {
         match self {
             Self::Literal(word) => word == text,
@@ -266,10 +278,8 @@ impl Words {
         let mut operands = parsed.operands.iter();
         self.items.iter().all(|item| match item {
             Item::Long(pattern) => parsed.options.iter().any(|option| {
-                pattern.is_match(option)
-                    || option
-                        .split_once('=')
-                        .is_some_and(|(name, _)| pattern.is_match(name))
+                let name = option.split_once('=').map_or(*option, |(name, _)| name);
+                pattern.is_match(option) || pattern.is_match(name) || pattern.abbreviated_by(name)
             }),
             Item::Short(flags) => flags.iter().all(|f| parsed.short.contains(f)),
             // In order: each operand item takes the first fitting operand

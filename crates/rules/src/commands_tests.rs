@@ -45,6 +45,11 @@ fn options_match_anywhere_and_operands_in_order() {
     assert!(hits("git push --force*", "git -C sub push --force", ROOT));
     assert!(!hits("git push --force*", "git push origin main", ROOT));
     assert!(!hits("git push --force*", "git commit --force", ROOT));
+    // An unambiguous prefix is the option, as getopt and git read it.
+    assert!(hits("git push --force*", "git push --forc", ROOT));
+    assert!(hits("git push --delete", "git push origin --del x", ROOT));
+    assert!(hits("rm --recursive {outside}", "rm --rec ~", ROOT));
+    assert!(!hits("git push --force*", "git push --f", ROOT));
     // `--name` matches `--name=VALUE`.
     assert!(hits(
         "pip install --index-url",

@@ -291,6 +291,7 @@ impl Walker<'_> {
     }
 
     fn simple(&mut self, simple: &SimpleCommand) {
+        let before = self.script.commands.len();
         let mut command = ShellCommand::default();
         let pipe = self.pipe.take();
         command.piped_from = pipe.as_ref().map(|(from, _)| *from);
@@ -313,6 +314,16 @@ impl Walker<'_> {
                 continue;
             }
             self.item(item, &mut command, &mut stdin_script);
+        }
+        // `sh -c "$(curl URL)"`, `bash <(curl URL)`, `eval "$(curl URL)"`:
+        // the script a shell runs is what a substitution on its line
+        // printed, as if piped.
+        if command.piped_from.is_none()
+            && stdin_script.is_none()
+            && self.script.commands.len() > before
+            && runs_unknown_script(&command)
+        {
+            command.piped_from = Some(self.script.commands.len() - 1);
         }
         self.follow(&command, stdin_script.as_deref());
         self.output = output_of(&command, stdin_script);
@@ -374,8 +385,19 @@ impl Walker<'_> {
                     command.redirects.push(Redirect { target, write });
                 }
             }
-            IoRedirect::File(_, _, IoFileRedirectTarget::Duplicate(word)) => {
-                self.substitutions_of(&word.value);
+            IoRedirect::File(_, kind, IoFileRedirectTarget::Duplicate(word)) => {
+                // `>&FILE` (no descriptor, no `-`) writes FILE, as `&>` does.
+                for target in self.words(&word.value) {
+                    let to_file = target
+                        .literal()
+                        .is_none_or(|t| t != "-" && !t.chars().all(|c| c.is_ascii_digit()));
+                    if to_file && !matches!(kind, IoFileRedirectKind::Read) {
+                        command.redirects.push(Redirect {
+                            target,
+                            write: true,
+                        });
+                    }
+                }
             }
             IoRedirect::OutputAndError(word, _) => {
                 for target in self.words(&word.value) {
@@ -541,16 +563,37 @@ impl Walker<'_> {
                         .filter(|w| w.literal() != Some("{}"))
                         .cloned()
                         .collect();
-                    self.script.commands.push(ShellCommand {
+                    let runs = ShellCommand {
                         words,
                         ..ShellCommand::default()
-                    });
+                    };
+                    // `find -exec sh -c '...'`: its line runs too.
+                    self.follow(&runs, None);
+                    self.script.commands.push(runs);
                     i = end;
                 }
                 i += 1;
             }
         }
     }
+}
+
+/// Whether a command runs a script its words do not show: a shell with a
+/// `-c` script, or no script word, only known when it runs, or `eval`,
+/// `source` or `.` of such words.
+fn runs_unknown_script(command: &ShellCommand) -> bool {
+    let literal: Vec<Option<&str>> = command.words.iter().map(word_text).collect();
+    let at = program_at(&literal);
+    let Some(program) = literal.get(at).copied().flatten().map(programs::base_name) else {
+        return false;
+    };
+    let rest = &literal[(at + 1).min(literal.len())..];
+    if programs::SHELLS.contains(&program) {
+        return rest.iter().all(|w| w.is_none_or(|w| w.starts_with('-')))
+            || rest.iter().any(Option::is_none);
+    }
+    matches!(program, "eval" | "source" | ".")
+        && (rest.is_empty() || rest.iter().any(Option::is_none))
 }
 
 /// What a command writes to its output, when its words show it: `echo`
@@ -773,6 +816,7 @@ impl ShellScript {
             let mut value_next: Option<(&str, bool)> = None;
             let mut operands = 0;
             let mut last_operand: Option<(&str, bool)> = None;
+            let mut find_starts: Vec<(&str, bool)> = Vec::new();
             let mut find_expression = false;
             for (word, pattern) in &words {
                 if let Some((option, written)) = value_next.take() {
@@ -813,9 +857,15 @@ impl ShellScript {
                         value_next = Some((word, false));
                     }
                     if program == "find" && *word == "-delete" {
-                        // Everything in its scope may go.
-                        for scope in dirs.clone() {
-                            out.add(name(&join(&scope, "."), Access::Write, false));
+                        // Everything in its scope may go: the folders it
+                        // starts from (the working one when it names none).
+                        if find_starts.is_empty() {
+                            for scope in dirs.clone() {
+                                out.add(name(&join(&scope, "."), Access::Write, false));
+                            }
+                        }
+                        for (start, pattern) in &find_starts {
+                            out.add_in(&dirs, &links, name(start, Access::Write, *pattern));
                         }
                     }
                     // `--opt=PATH`
@@ -857,6 +907,9 @@ impl ShellScript {
                 }
                 operands += 1;
                 last_operand = Some((word, *pattern));
+                if program == "find" {
+                    find_starts.push((word, *pattern));
+                }
                 out.add_in(&dirs, &links, name(word, operand_access, *pattern));
                 // Files inside a word: `key=PATH` (dd of=, make -C), `@PATH`
                 // (curl -d @f), and git's `REV:PATH`.

@@ -98,7 +98,11 @@ pub(crate) const COPIERS: [&str; 6] = ["cp", "mv", "rsync", "scp", "install", "l
 /// the runner) where that command starts.
 pub(crate) fn runner_start(program: &str, rest: &[Option<&str>]) -> Option<usize> {
     let skip = match program {
-        "npx" | "pnpx" | "bunx" => 0,
+        "npx" | "pnpx" | "bunx" | "uvx" | "corepack" => 0,
+        "pipx" => match rest.first().copied().flatten()? {
+            "run" => 1,
+            _ => return None,
+        },
         "npm" | "pnpm" | "yarn" | "bun" => match rest.first().copied().flatten()? {
             "exec" | "x" | "dlx" => 1,
             _ => return None,
