@@ -169,6 +169,107 @@ pub(crate) fn secrets_revealed(
     None
 }
 
+/// Variables that make later programs load or run code of the setter's
+/// choice (a library, a module, a startup script, a command).
+const POISONS: [&str; 16] = [
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "DYLD_INSERT_LIBRARIES",
+    "DYLD_LIBRARY_PATH",
+    "NODE_OPTIONS",
+    "PYTHONSTARTUP",
+    "PERL5OPT",
+    "RUBYOPT",
+    "BASH_ENV",
+    "ENV",
+    "PROMPT_COMMAND",
+    "GIT_SSH_COMMAND",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_PAGER",
+    "PAGER",
+];
+
+/// What a line that runs as written sets in the environment to steer the
+/// programs after it: one of [`POISONS`], or `PATH` exported (the agent's
+/// shell keeps it for every later command). `None` when it sets neither.
+pub(crate) fn poisons_environment(script: &ShellScript) -> Option<String> {
+    for command in &script.commands {
+        let exported: Vec<&str> = match command.argv().first() {
+            Some(Some("export" | "declare" | "typeset" | "readonly")) => command
+                .words
+                .iter()
+                .skip(1)
+                .map(word_text)
+                .filter_map(|w| w.split_once('=').map(|(name, _)| name))
+                .collect(),
+            _ => Vec::new(),
+        };
+        // Set before the program, or by `env NAME=VALUE`.
+        let before: Vec<&str> = command
+            .assignments
+            .iter()
+            .map(|a| a.name.as_str())
+            .chain(
+                command
+                    .words
+                    .iter()
+                    .take_while(|w| w.literal() != command.argv().first().copied().flatten())
+                    .filter_map(agentctx_shell::ShellWord::literal)
+                    .filter_map(|w| w.split_once('=').map(|(name, _)| name)),
+            )
+            .collect();
+        let set = exported
+            .iter()
+            .chain(&before)
+            .find(|name| POISONS.contains(name) || (**name == "PATH" && exported.contains(name)));
+        if let Some(name) = set {
+            return Some(format!(
+                "it sets `{name}`, which steers the programs run after it"
+            ));
+        }
+    }
+    None
+}
+
+/// A word's text, its value or, for a word only known when it runs, as
+/// written (`PATH=/x:$PATH`).
+fn word_text(word: &agentctx_shell::ShellWord) -> &str {
+    match word {
+        agentctx_shell::ShellWord::Literal(text)
+        | agentctx_shell::ShellWord::Pattern(text)
+        | agentctx_shell::ShellWord::Dynamic(text) => text,
+    }
+}
+
+/// The hosts a line that runs as written names that the network rules
+/// refuse (URLs in its words), for the ask: the sandbox's proxy would
+/// refuse them, but here there is none.
+pub(crate) fn refused_hosts(
+    host: &agentctx_session::Host<'_>,
+    rules: &Rules,
+    script: &ShellScript,
+) -> Option<String> {
+    let policy = crate::network::network_policy(host, rules, &[]).ok()??;
+    for command in &script.commands {
+        for word in command
+            .words
+            .iter()
+            .filter_map(agentctx_shell::ShellWord::literal)
+        {
+            let Some(at) = word.find("://") else { continue };
+            let start = word[..at]
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.'))
+                .map_or(0, |i| i + 1);
+            let url = &word[start..];
+            if let Err(reason) = crate::network::judge_url(Some(&policy), url) {
+                return Some(format!("it reaches {reason}"));
+            }
+        }
+    }
+    None
+}
+
 /// The denial of a command line that cannot be read under command rules.
 pub(crate) fn unreadable(error: &str) -> String {
     agentctx_types::system_reminder(

