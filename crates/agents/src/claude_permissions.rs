@@ -215,6 +215,15 @@ fn read_only(words: &[&str]) -> bool {
 }
 
 fn git_read_only(args: &[&str]) -> bool {
+    // `git -C DIR` and `--no-pager` change where and how it reads, not what.
+    let mut args = args;
+    loop {
+        match args {
+            ["-C", _, rest @ ..] => args = rest,
+            ["--no-pager", rest @ ..] => args = rest,
+            _ => break,
+        }
+    }
     let Some((subcommand, rest)) = args.split_first() else {
         return true;
     };
@@ -272,6 +281,8 @@ mod tests {
             "git status --short",
             "git log --oneline -5",
             "git branch -a",
+            "git -C sub status --short",
+            "git --no-pager log -3",
             "find . -name x",
         ] {
             let words: Vec<&str> = line.split(' ').collect();
