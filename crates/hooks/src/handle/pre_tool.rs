@@ -206,11 +206,18 @@ impl Call<'_> {
             }
         }
         let aliases = self.native.aliases.clone();
+        // Inside `agentctx run` (its marker, and a network namespace with
+        // only loopback: a variable alone proves nothing) every command is
+        // in the run's sandbox, whatever runs it.
+        let in_run = agentctx_exec::net::inside_run(true);
+        if in_run {
+            outcome.note("inside agentctx run: the run's sandbox holds every command");
+        }
         let guard = agentctx_guard::Guard {
             host: self.host,
             rules: &rules,
             cwd: command_dir.as_deref().unwrap_or(self.cwd),
-            sandboxed: matches!(run, agentctx_guard::ShellRun::Sandboxed(_)),
+            sandboxed: in_run || matches!(run, agentctx_guard::ShellRun::Sandboxed(_)),
             session_sandboxed,
             native_tool: self.native.tool.as_deref(),
             aliases: &aliases,

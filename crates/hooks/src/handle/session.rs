@@ -164,7 +164,8 @@ impl Call<'_> {
     /// run as written, judged by their words only.
     fn no_sandbox_notice(&self) -> Option<String> {
         let rules = self.host.rules(self.cwd).ok()?;
-        if !rules.restricts_anything() {
+        // Inside `agentctx run` the whole agent is in the kernel's sandbox.
+        if !rules.restricts_anything() || agentctx_exec::net::inside_run(true) {
             return None;
         }
         match agentctx_guard::shell_run(self.host, &rules) {
