@@ -18,9 +18,7 @@ pub(crate) fn judge(
 ) -> Option<Verdict> {
     // A line part of which does not parse: bash runs what comes before
     // the error (`bash -c $'git push --force\n)'`).
-    if !rules.commands().is_empty()
-        && let Some(broken) = script.opaque.iter().find(|o| o.contains("does not parse"))
-    {
+    if let Some(broken) = broken_part(rules, script) {
         notes.push(format!("command rules: the line holds {broken}"));
         return Some(Verdict::Deny(unreadable(broken)));
     }
@@ -50,6 +48,15 @@ pub(crate) fn judge(
             "agentctx asks before this command: {why} asks about."
         )),
     })
+}
+
+/// A nested line of `script` that does not parse, while command rules are
+/// set: bash runs what comes before the error, which no rule saw.
+fn broken_part<'s>(rules: &Rules, script: &'s ShellScript) -> Option<&'s String> {
+    if rules.commands().is_empty() {
+        return None;
+    }
+    script.opaque.iter().find(|o| o.contains("does not parse"))
 }
 
 /// The first command rule a command of `script` (run in `cwd`) matches.
@@ -87,9 +94,7 @@ pub fn check_command_line(
     cwd: &Path,
 ) -> Result<Option<CommandMatch>, String> {
     let script = agentctx_shell::parse_shell(line).map_err(|e| e.to_string())?;
-    if !rules.commands().is_empty()
-        && let Some(broken) = script.opaque.iter().find(|o| o.contains("does not parse"))
-    {
+    if let Some(broken) = broken_part(rules, &script) {
         return Err(broken.clone());
     }
     Ok(first_match(rules, &script, cwd))
