@@ -206,7 +206,7 @@ impl Call<'_> {
             }
         }
         let aliases = self.native.aliases.clone();
-        let in_run = inside_enforcing_run(self.host, &rules);
+        let in_run = inside_run();
         if in_run {
             outcome.note("inside agentctx run: the run's sandbox holds every command");
         }
@@ -313,17 +313,13 @@ impl Call<'_> {
 }
 
 /// Whether this hook runs inside `agentctx run`, where every command is in
-/// the run's sandbox whatever runs it: its marker, a network namespace
-/// with only loopback, and the kernel refusing what the session's plan
-/// masks (asked, as `agentctx exec` asks it). A variable alone, which a
-/// project's `.env` loaded by an agent could set, proves nothing.
-pub(super) fn inside_enforcing_run(
-    host: &agentctx_session::Host<'_>,
-    rules: &agentctx_rules::Rules,
-) -> bool {
+/// the run's sandbox whatever runs it: its marker and a network namespace
+/// with only loopback. Not proof: the marker set by hand in a namespace
+/// with only loopback passes too (a named gap, docs/SECURITY.md; asking
+/// the kernel about the session's masks, as `agentctx exec` does, refused
+/// inside real runs and was not finished).
+pub(super) fn inside_run() -> bool {
     agentctx_exec::net::inside_run(true)
-        && agentctx_guard::plan_for(host, rules, true, None)
-            .is_ok_and(|plan| plan.enforced_here().is_ok())
 }
 
 /// The reason the model reads when a shell command must run in the

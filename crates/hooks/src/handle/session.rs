@@ -165,7 +165,7 @@ impl Call<'_> {
     fn no_sandbox_notice(&self) -> Option<String> {
         let rules = self.host.rules(self.cwd).ok()?;
         // Inside `agentctx run` the whole agent is in the kernel's sandbox.
-        if !rules.restricts_anything() || super::pre_tool::inside_enforcing_run(self.host, &rules) {
+        if !rules.restricts_anything() || super::pre_tool::inside_run() {
             return None;
         }
         match agentctx_guard::shell_run(self.host, &rules) {
