@@ -446,8 +446,32 @@ impl Sandbox {
         extra: &[&str],
         own_sandbox: bool,
     ) -> AgentRun {
+        self.codex_run(cwd, prompt, extra, own_sandbox, &[])
+    }
+
+    /// [`Sandbox::codex`] with more environment variables (a `PATH` with
+    /// agentctx on it, for hooks that name it by that name).
+    pub fn codex_env(
+        &self,
+        cwd: &Path,
+        prompt: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> AgentRun {
+        self.codex_run(cwd, prompt, extra, false, env)
+    }
+
+    fn codex_run(
+        &self,
+        cwd: &Path,
+        prompt: &str,
+        extra: &[&str],
+        own_sandbox: bool,
+        env: &[(&str, &str)],
+    ) -> AgentRun {
         let mut cmd = Command::new(codex_bin());
         self.base_env(&mut cmd);
+        cmd.envs(env.iter().copied());
         cmd.env("E2E_MOCK_KEY", "sk-e2e-mock").arg("exec");
         if own_sandbox {
             let tmp = self.path().join("codex-tmp");
