@@ -97,6 +97,7 @@ manifest.files = ["bin"];
 manifest.preferUnplugged = true;
 process.stdout.write(JSON.stringify(manifest, null, 2) + "\n");
 JS
+# shellcheck disable=SC2016 # the backticks are Markdown's
 printf '# %s\n\nThe agentctx binaries for %s, installed by the `agentctx` package (`npm i -g agentctx`).\n' \
   "$package" "$target" > "$stage/platform/README.md"
 chmod 0644 "$stage/platform/README.md" "$stage/platform/package.json" "$stage/main/package.json"

@@ -80,8 +80,15 @@ impl Sandbox {
     /// `opencode run --format json PROMPT` in `cwd` (its config from
     /// [`Sandbox::opencode_config`]), permissions auto-approved.
     pub fn opencode(&self, cwd: &Path, prompt: &str) -> AgentRun {
+        self.opencode_env(cwd, prompt, &[])
+    }
+
+    /// [`Sandbox::opencode`] with more environment variables (a `PATH`
+    /// with agentctx on it, for a plugin that names it by that name).
+    pub fn opencode_env(&self, cwd: &Path, prompt: &str, env: &[(&str, &str)]) -> AgentRun {
         let mut cmd = Command::new(opencode_bin());
         self.base_env(&mut cmd);
+        cmd.envs(env.iter().copied());
         cmd.env("OPENCODE_DISABLE_MODELS_FETCH", "1")
             .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
             .env("OPENCODE_DISABLE_LSP_DOWNLOAD", "1")
