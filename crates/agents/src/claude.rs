@@ -57,6 +57,44 @@ impl Dialect for Claude {
         Some(permissions::judge(&script, root, env))
     }
 
+    fn narrow_search(
+        &self,
+        tool: &str,
+        input: &serde_json::Value,
+        left_out: &[std::path::PathBuf],
+    ) -> Option<serde_json::Value> {
+        // `Grep` runs ripgrep with each word of `glob` (split on white
+        // space, and on commas outside braces) as a `--glob`; a later `!`
+        // glob wins, and `**/` matches the entry at any depth of the
+        // search (2.1.40's cli.js; 2.1.330 behaves alike in the e2e test).
+        if tool != "Grep" || left_out.is_empty() {
+            return None;
+        }
+        let mut globs = Vec::with_capacity(left_out.len());
+        for path in left_out {
+            let text = path.to_str()?;
+            // A name ripgrep would read as a pattern, or Claude Code would
+            // split, cannot be left out exactly: the search is denied.
+            let plain = !text.is_empty()
+                && !text.contains(|c: char| {
+                    c.is_whitespace()
+                        || matches!(c, ',' | '{' | '}' | '[' | ']' | '*' | '?' | '\\' | '!')
+                });
+            if !plain {
+                return None;
+            }
+            globs.push(format!("!**/{text}"));
+        }
+        let mut changed = input.clone();
+        let object = changed.as_object_mut()?;
+        let glob = match object.get("glob").and_then(serde_json::Value::as_str) {
+            Some(own) if !own.trim().is_empty() => format!("{own} {}", globs.join(" ")),
+            _ => globs.join(" "),
+        };
+        object.insert("glob".to_owned(), serde_json::Value::String(glob));
+        Some(changed)
+    }
+
     fn rewrite_decision(&self, asks: bool) -> agentctx_types::PermissionDecision {
         // It asks about the wrapped command as it would have asked about
         // the command.

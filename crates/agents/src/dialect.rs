@@ -177,6 +177,19 @@ pub trait Dialect: Sync {
         None
     }
 
+    /// The input of a search tool call (`tool`, the agent's own name)
+    /// changed to leave out `left_out`, paths relative to the folder it
+    /// searches; `None` when the tool cannot be told to (then the search
+    /// is denied).
+    fn narrow_search(
+        &self,
+        _tool: &str,
+        _input: &serde_json::Value,
+        _left_out: &[std::path::PathBuf],
+    ) -> Option<serde_json::Value> {
+        None
+    }
+
     /// The decision that goes with a command rewritten into the sandbox;
     /// `asks`: the agent would ask the user before running it.
     fn rewrite_decision(&self, _asks: bool) -> agentctx_types::PermissionDecision {

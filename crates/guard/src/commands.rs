@@ -56,7 +56,10 @@ fn broken_part<'s>(rules: &Rules, script: &'s ShellScript) -> Option<&'s String>
     if rules.commands().is_empty() {
         return None;
     }
-    script.opaque.iter().find(|o| o.contains("does not parse"))
+    script
+        .opaque
+        .iter()
+        .find(|o| o.contains("does not parse") || o.contains("nested too deep"))
 }
 
 /// The first command rule a command of `script` (run in `cwd`) matches.
@@ -116,6 +119,10 @@ pub(crate) fn secrets_revealed(
     let config = &host.config.project_agent_rules;
     let secrets = agentctx_sandbox::SecretEnv::new(&config.secret_env, &config.pass_env).ok()?;
     let mut named: Vec<&str> = Vec::new();
+    // A quoted here-document's body is text, never expanded (fed to a
+    // shell, its commands are the script's own, scanned below).
+    let unquoted = without_quoted_heredocs(line);
+    let line = unquoted.as_str();
     let bytes = line.as_bytes();
     let mut at = 0;
     while let Some(found) = line[at..].find('$') {
@@ -135,6 +142,50 @@ pub(crate) fn secrets_revealed(
         }
         at = end.max(start);
     }
+    // What the nested lines expand (`cat <<'EOF' | sh` with `$TOKEN` in it).
+    for command in &script.commands {
+        for word in &command.words {
+            let agentctx_shell::ShellWord::Dynamic(text) = word else {
+                continue;
+            };
+            for name in text
+                .split('$')
+                .skip(1)
+                .map(|rest| rest.trim_start_matches('{'))
+                .map(|rest| {
+                    let end = rest
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(rest.len());
+                    &rest[..end]
+                })
+            {
+                let value = host.env.get(name).unwrap_or_default();
+                if !name.is_empty()
+                    && !named.contains(&name)
+                    && secrets.is_secret(name.as_ref(), value.as_ref())
+                {
+                    named.push(name);
+                }
+            }
+        }
+    }
+    // A program text reads variables by name (`ENVIRON["GITHUB_TOKEN"]`,
+    // `os.environ['OPENAI_API_KEY']`, `process.env.NPM_TOKEN`).
+    for command in &script.commands {
+        for code in command.inline_code() {
+            let Some(text) = code.text else { continue };
+            for name in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                let value = host.env.get(name).unwrap_or_default();
+                if !name.is_empty()
+                    && !named.contains(&name)
+                    && name.chars().any(|c| c.is_ascii_uppercase())
+                    && secrets.is_secret(name.as_ref(), value.as_ref())
+                {
+                    named.push(name);
+                }
+            }
+        }
+    }
     if !named.is_empty() {
         let list: Vec<String> = named.iter().map(|n| format!("`${n}`")).collect();
         return Some(format!(
@@ -147,6 +198,7 @@ pub(crate) fn secrets_revealed(
         let Some(Some(program)) = argv.first() else {
             continue;
         };
+        let program = &program.rsplit('/').next().unwrap_or(program);
         let operands = argv[1..]
             .iter()
             .filter(|w| w.is_none_or(|w| !w.starts_with('-')))
@@ -172,6 +224,45 @@ pub(crate) fn secrets_revealed(
         }
     }
     None
+}
+
+/// `line` without the bodies of its quoted here-documents (`<<'EOF'`,
+/// `<<"EOF"`, `<<\EOF`), which the shell passes on as text.
+fn without_quoted_heredocs(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find("<<") {
+        let (before, after) = rest.split_at(at + 2);
+        out.push_str(before);
+        let spec = after.trim_start_matches('-').trim_start();
+        let delimiter = match spec.chars().next() {
+            Some(q @ ('\'' | '"')) => spec[1..].split(q).next(),
+            Some('\\') => spec[1..]
+                .split(|c: char| c.is_whitespace() || c == ';' || c == '|')
+                .next(),
+            _ => None,
+        };
+        let (Some(delimiter), Some(newline)) =
+            (delimiter.filter(|d| !d.is_empty()), after.find('\n'))
+        else {
+            rest = after;
+            continue;
+        };
+        out.push_str(&after[..=newline]);
+        let body = &after[newline + 1..];
+        let mut offset = 0;
+        let mut end = body.len();
+        for body_line in body.split_inclusive('\n') {
+            if body_line.trim_start_matches('\t').trim_end_matches('\n') == delimiter {
+                end = offset;
+                break;
+            }
+            offset += body_line.len();
+        }
+        rest = &body[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Variables that make later programs load or run code of the setter's
@@ -211,23 +302,40 @@ pub(crate) fn poisons_environment(script: &ShellScript) -> Option<String> {
             _ => Vec::new(),
         };
         // Set before the program, or by `env NAME=VALUE`.
-        let before: Vec<&str> = command
+        let before: Vec<(&str, String)> = command
             .assignments
             .iter()
-            .map(|a| a.name.as_str())
+            .map(|a| {
+                let value: Vec<&str> = a.value.iter().map(word_text).collect();
+                (a.name.as_str(), value.join(" "))
+            })
             .chain(
                 command
                     .words
                     .iter()
                     .take_while(|w| w.literal() != command.argv().first().copied().flatten())
                     .filter_map(agentctx_shell::ShellWord::literal)
-                    .filter_map(|w| w.split_once('=').map(|(name, _)| name)),
+                    .filter_map(|w| {
+                        w.split_once('=')
+                            .map(|(name, value)| (name, value.to_owned()))
+                    }),
             )
             .collect();
+        // A program's own `PATH` that does not start with the one it had
+        // puts another folder's programs first (`env PATH=/tmp/x git`).
+        let replaces_path = |value: &str| {
+            !(value.starts_with("$PATH") || value.starts_with("${PATH}") || value.is_empty())
+        };
         let set = exported
             .iter()
-            .chain(&before)
-            .find(|name| POISONS.contains(name) || (**name == "PATH" && exported.contains(name)));
+            .copied()
+            .chain(before.iter().map(|(n, _)| *n))
+            .find(|name| {
+                POISONS.contains(name)
+                    || (*name == "PATH" && exported.contains(name))
+                    || (*name == "PATH"
+                        && before.iter().any(|(n, v)| *n == "PATH" && replaces_path(v)))
+            });
         if let Some(name) = set {
             return Some(format!(
                 "it sets `{name}`, which steers the programs run after it"
@@ -255,24 +363,62 @@ pub(crate) fn refused_hosts(
     rules: &Rules,
     script: &ShellScript,
 ) -> Option<String> {
-    let policy = crate::network::network_policy(host, rules, &[]).ok()??;
-    for command in &script.commands {
-        for word in command
-            .words
-            .iter()
-            .filter_map(agentctx_shell::ShellWord::literal)
-        {
-            let Some(at) = word.find("://") else { continue };
-            let start = word[..at]
-                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.'))
-                .map_or(0, |i| i + 1);
-            let url = &word[start..];
-            if let Err(reason) = crate::network::judge_url(Some(&policy), url) {
-                return Some(format!("it reaches {reason}"));
-            }
+    // Without network rules only cloud metadata and link-local addresses
+    // are refused, as for a fetch tool.
+    let policy = crate::network::network_policy(host, rules, &[]).ok()?;
+    for url in crate::reach::urls(script) {
+        if let Err(reason) = crate::network::judge_url(policy.as_ref(), &url) {
+            return Some(format!("it reaches {reason}"));
         }
     }
     None
+}
+
+/// What a line that runs as written starts that no rule saw as a command:
+/// a command a program runs by itself (sed's `e`, awk's `system()`, `sort
+/// --compress-program`, `git -c core.fsmonitor=`), or a script it reads
+/// from a pipe whose text the line does not show. `None` when nothing.
+pub(crate) fn hidden_commands(script: &ShellScript) -> Option<String> {
+    if let Some(found) = script
+        .commands
+        .iter()
+        .find_map(agentctx_shell::ShellCommand::hidden_command)
+    {
+        return Some(format!("{found}, which no rule sees"));
+    }
+    script
+        .opaque
+        .iter()
+        .find(|o| o.contains("reads its script from stdin"))
+        .map(|o| format!("{o}, which no rule sees"))
+}
+
+/// The files named inside the program texts a line runs (`python3 -c
+/// "open('/home/u/.ssh/id_rsa')"`, awk's `ARGV[1]="..."`): quoted absolute
+/// or home paths, judged as reads.
+pub(crate) fn code_paths(script: &ShellScript) -> Vec<agentctx_shell::NamedPath> {
+    let mut found = Vec::new();
+    for command in &script.commands {
+        for code in command.inline_code() {
+            let Some(text) = code.text else { continue };
+            for quoted in text.split(['\'', '"']).skip(1).step_by(2) {
+                let path = quoted.trim();
+                let shaped = (path.starts_with('/') || path.starts_with("~/"))
+                    && path.len() > 1
+                    && !path.contains(char::is_whitespace);
+                if shaped && found.len() < 64 {
+                    found.push(agentctx_shell::NamedPath {
+                        path: path.to_owned(),
+                        program: code.program.to_owned(),
+                        access: agentctx_shell::Access::Read,
+                        pattern: false,
+                        from_root: false,
+                    });
+                }
+            }
+        }
+    }
+    found
 }
 
 /// The denial of a command line that cannot be read under command rules.
@@ -283,4 +429,25 @@ pub(crate) fn unreadable(error: &str) -> String {
             "Denied: this shell command.\nWhy: its line cannot be read ({error}), and the project's command rules must see every command a line runs.\nWrite it as plain shell."
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_here_documents_are_text() {
+        assert_eq!(
+            without_quoted_heredocs("cat <<'EOF' > n.md\nrun $TOKEN\nEOF\necho $X"),
+            "cat <<'EOF' > n.md\nEOF\necho $X"
+        );
+        assert_eq!(
+            without_quoted_heredocs("cat <<EOF > n.md\nrun $TOKEN\nEOF"),
+            "cat <<EOF > n.md\nrun $TOKEN\nEOF"
+        );
+        assert_eq!(
+            without_quoted_heredocs("cat <<-\"END\" | tee f\n\tx $T\n\tEND\n"),
+            "cat <<-\"END\" | tee f\n\tEND\n"
+        );
+    }
 }

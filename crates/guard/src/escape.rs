@@ -54,7 +54,7 @@ pub const GIT_ENTRIES: [&str; 7] = [
 
 /// The shell startup files, git's and ssh's user configuration, relative
 /// to the home folder.
-const HOME_ENTRIES: [&str; 17] = [
+const HOME_ENTRIES: [&str; 22] = [
     ".bashrc",
     ".bash_profile",
     ".bash_login",
@@ -72,6 +72,13 @@ const HOME_ENTRIES: [&str; 17] = [
     ".config/git",
     ".ssh",
     ".config/systemd",
+    // What the desktop session starts at login (macOS's launchd, XDG
+    // autostart, X sessions, PAM).
+    "Library/LaunchAgents",
+    ".config/autostart",
+    ".xprofile",
+    ".xsessionrc",
+    ".pam_environment",
 ];
 
 /// The paths kept read-only in the sandbox because something outside it
@@ -331,6 +338,31 @@ pub fn worktree_folders(root: &Path) -> Vec<PathBuf> {
         }
     }
     folders
+}
+
+/// Why a write to `path` made outside any sandbox is asked about: it is
+/// one of the home folder's files that something runs later by itself (a
+/// shell's startup file, git's or ssh's config, a login agent), so what
+/// is written there outlives the session and the agent's oversight.
+pub fn why_lasting(host: &Host<'_>, rules: &Rules, path: &Path) -> Option<String> {
+    let target = crate::protect::real_or_lexical(path);
+    let git = Repository::of(rules.root())
+        .map(|r| r.dirs())
+        .unwrap_or_default();
+    let hit = host
+        .home()
+        .iter()
+        .flat_map(|h| HOME_ENTRIES.iter().map(move |e| h.join(e)))
+        // The project's git config and hooks: git runs what they name.
+        .chain(
+            git.iter()
+                .flat_map(|g| GIT_ENTRIES.iter().map(move |e| g.join(e))),
+        )
+        .find(|p| target.starts_with(p))?;
+    Some(format!(
+        "it writes {}, which runs by itself later, outside the session (a shell, git, ssh or the desktop reads it)",
+        hit.display()
+    ))
 }
 
 /// Why a write to `path` is refused in a sandboxed session although no

@@ -47,6 +47,7 @@ mod hard_links;
 pub mod network;
 mod plan;
 pub mod protect;
+mod reach;
 mod targets;
 mod words;
 
@@ -74,7 +75,25 @@ pub enum Verdict {
     /// The user is asked (a command rule's `ask`); where the agent cannot
     /// ask, the call is denied with the reason.
     Ask(String),
+    /// A search tool's scope holds entries the rules deny: it may run
+    /// without them, where the agent's search can be told to leave them
+    /// out (Claude Code's `Grep` takes exclusion globs); elsewhere it is
+    /// denied with `denial`.
+    SearchWithout {
+        /// The folder searched.
+        scope: PathBuf,
+        /// The denied entries, relative to `scope` (folders not walked
+        /// into), in walk order.
+        left_out: Vec<PathBuf>,
+        /// The reason the model reads when the search cannot be narrowed.
+        denial: String,
+    },
 }
+
+/// How many denied entries a narrowed search leaves out at most; a scope
+/// with more is denied (a long exclusion list is a search of the wrong
+/// folder).
+const MAX_LEFT_OUT: usize = 32;
 
 /// agentctx's MCP tools (server `agentctx`, as `install --mcp` names it)
 /// whose path arguments are questions: they open no file they name.
@@ -307,7 +326,9 @@ impl Guard<'_> {
             }
         }
         if access == Access::Write {
-            let destructive = crate::protect::DESTRUCTIVE.contains(&target.by.as_str());
+            // A file tool given a folder would replace it whole.
+            let destructive = crate::protect::DESTRUCTIVE.contains(&target.by.as_str())
+                || (targets::WRITE_TOOLS.contains(&target.by.as_str()) && absolute.is_dir());
             let reason =
                 crate::protect::why_protected(self.host, self.rules, absolute, destructive)
                     .or_else(|| {
@@ -327,14 +348,32 @@ impl Guard<'_> {
                 notes.push(format!("file {}: {reason}", target.path));
                 return Some(Verdict::Deny(protection_reminder(&target.path, &reason)));
             }
+            // Outside the sandbox nothing keeps it: the user is asked.
+            if !self.sandboxed
+                && !self.session_sandboxed
+                && let Some(reason) = crate::escape::why_lasting(self.host, self.rules, absolute)
+            {
+                notes.push(format!("file {}: {reason}", target.path));
+                return Some(Verdict::Ask(format!(
+                    "agentctx asks before this: {reason}."
+                )));
+            }
         }
         // A shell search in the sandbox reads what the kernel lets it: the
         // excluded entries of its scope are unreadable there.
         let tool_search = targets::SEARCH_TOOLS.contains(&target.by.as_str());
         if access == Access::Search
             && (tool_search || !self.sandboxed)
-            && let Some(verdict) = self.search_scope(absolute, notes)
+            && let Some(verdict) = self.search_scope(absolute, tool_search, notes)
         {
+            // A narrowed search is still one of strict mode's files.
+            if matches!(verdict, Verdict::SearchWithout { .. })
+                && strict
+                && let Some(reason) = self.strict_file(absolute)
+            {
+                notes.push(format!("file {}: {reason}", target.path));
+                return Some(Verdict::Deny(strict_reminder(&target.path, &reason)));
+            }
             return Some(verdict);
         }
         if strict && let Some(reason) = self.strict_file(absolute) {
@@ -433,6 +472,7 @@ impl Guard<'_> {
             }
         }
         let mut named = script.named();
+        named.extend(commands::code_paths(&script));
         if verify {
             // Every program must be one whose files its words show.
             let unsandboxed = &self.host.config.project_agent_rules.unsandboxed_programs;
@@ -461,6 +501,7 @@ impl Guard<'_> {
             commands::secrets_revealed(self.host, command, &script)
                 .or_else(|| commands::poisons_environment(&script))
                 .or_else(|| commands::refused_hosts(self.host, self.rules, &script))
+                .or_else(|| commands::hidden_commands(&script))
         });
         if let Some(Some(what)) = unsandboxed {
             notes.push(format!("shell command runs as written and {what}"));
@@ -529,11 +570,18 @@ impl Guard<'_> {
     /// a file the rules deny (the first found is named). The scope is
     /// walked with a budget; past it, strict mode denies and default mode
     /// allows with a note.
-    fn search_scope(&self, scope: &Path, notes: &mut Vec<String>) -> Option<Verdict> {
+    fn search_scope(
+        &self,
+        scope: &Path,
+        narrowable: bool,
+        notes: &mut Vec<String>,
+    ) -> Option<Verdict> {
         const BUDGET: usize = 20_000;
         let mut checker = self.rules.file_checker();
         let mut stack = vec![scope.to_path_buf()];
         let mut seen = 0;
+        // The denied entries found, each left out of a narrowed search.
+        let mut denied: Vec<(PathBuf, String)> = Vec::new();
         while let Some(dir) = stack.pop() {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
@@ -553,11 +601,16 @@ impl Guard<'_> {
                         child.display(),
                         decision.message
                     ));
-                    return Some(Verdict::Deny(search_reminder(
-                        scope,
-                        &child,
-                        &decision.message,
-                    )));
+                    if !narrowable || denied.len() >= MAX_LEFT_OUT {
+                        return Some(Verdict::Deny(search_reminder(
+                            scope,
+                            &child,
+                            &decision.message,
+                        )));
+                    }
+                    // Not walked into: the narrowed search leaves it whole.
+                    denied.push((child, decision.message));
+                    continue;
                 }
                 let meta = std::fs::symlink_metadata(&child);
                 if meta.as_ref().is_ok_and(|m| m.is_dir()) {
@@ -576,6 +629,22 @@ impl Guard<'_> {
                     }
                 }
             }
+        }
+        if let Some((first, why)) = denied.first() {
+            let left_out = denied
+                .iter()
+                .filter_map(|(path, _)| path.strip_prefix(scope).ok().map(Path::to_path_buf))
+                .collect();
+            notes.push(format!(
+                "search scope {}: searched without the {} entries the rules deny",
+                scope.display(),
+                denied.len()
+            ));
+            return Some(Verdict::SearchWithout {
+                scope: scope.to_path_buf(),
+                left_out,
+                denial: search_reminder(scope, first, why),
+            });
         }
         notes.push(format!(
             "search scope {}: nothing denied in it",

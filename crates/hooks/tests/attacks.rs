@@ -148,8 +148,44 @@ fn patch_headers_are_read_as_codex_reads_them() {
 #[test]
 fn a_search_whose_scope_holds_excluded_files_is_denied() {
     let p = Project::new(RULES);
+    p.file(".env", "KEY=1");
+    // Claude Code's Grep runs without them (ripgrep `--glob` exclusions
+    // after the agent's own); a shell search and Codex are denied.
+    let payload = p.payload(
+        "claude-code-2.1.330/claude-PreToolUse-Read.json",
+        "Grep",
+        json!({"pattern": "KEY", "glob": "*.rs"}),
+    );
+    let outcome = p.outcome(
+        agentctx_types::Agent::Claude,
+        payload.to_string().as_bytes(),
+        &p.root,
+        false,
+    );
+    let reply = outcome
+        .reply
+        .expect("a narrowed search")
+        .hook_specific_output;
+    assert_eq!(
+        reply.permission_decision,
+        Some(agentctx_types::PermissionDecision::Allow)
+    );
+    let narrowed = reply.updated_input.expect("the search's new input");
+    assert_eq!(narrowed["glob"], "*.rs !**/.env !**/secrets");
+    assert_eq!(narrowed["pattern"], "KEY");
     denied_by(
-        p.claude("Grep", json!({"pattern": "KEY"})),
+        p.claude("Bash", json!({"command": "grep -r KEY ."})),
+        "Denied: a search of",
+    );
+    denied_by(
+        p.codex("Bash", json!({"command": "rg KEY"})),
+        "Denied: a search of",
+    );
+    // A name ripgrep would take for a pattern cannot be left out exactly.
+    let q = Project::new("file_patterns:\n  exclude: [\"**/*.env\"]\n");
+    q.file("a b.env", "KEY=1");
+    denied_by(
+        q.claude("Grep", json!({"pattern": "KEY"})),
         "Denied: a search of",
     );
     denied_by(

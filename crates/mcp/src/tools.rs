@@ -478,6 +478,8 @@ fn verdict_text(what: &str, verdict: Verdict) -> String {
         Verdict::Allow => format!("Allowed: {what}. No rule of the project restricts it.\n"),
         Verdict::Deny(reason) => format!("Denied: {what}.\n{reason}"),
         Verdict::Ask(reason) => format!("Asked about: {what}.\n{reason}"),
+        // Only a search tool that can leave entries out runs it narrowed.
+        Verdict::SearchWithout { denial, .. } => format!("Denied: {what}.\n{denial}"),
     }
 }
 

@@ -22,6 +22,13 @@ pub const PRESETS: [Preset; 4] = [
             "rm -r {root-or-outside}",
             "rm -R {root-or-outside}",
             "rm --recursive {root-or-outside}",
+            // The project's history and every branch not pushed.
+            "rm -r .git",
+            "rm -R .git",
+            "rm --recursive .git",
+            "rm -r .git/",
+            "rm -R .git/",
+            "rm --recursive .git/",
             "find {outside} -delete",
             "find {outside} -exec* rm",
             "shred",

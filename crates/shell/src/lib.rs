@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 mod allow;
+mod hidden;
 mod programs;
 mod words;
 
@@ -38,6 +39,7 @@ use brush_parser::ast::{
 use brush_parser::{Parser, ParserOptions};
 
 pub use allow::{Unverifiable, WordsChecked};
+pub use hidden::InlineCode;
 pub use words::ShellWord;
 
 /// A redirection target.
@@ -73,6 +75,11 @@ pub struct ShellCommand {
     /// The index in [`ShellScript::commands`] of the command whose output
     /// this one reads (`curl URL | sh`: `sh` is piped from `curl`).
     pub piped_from: Option<usize>,
+    /// What its standard input holds, when the line shows it: a
+    /// here-document, a here-string, or the known output of the command
+    /// piped into it (`echo ~/.ssh/id_rsa | xargs cat`). An interpreter
+    /// reading its program there runs it (`python3 - <<'EOF'`).
+    pub stdin: Option<String>,
 }
 
 /// A parsed command line.
@@ -326,6 +333,7 @@ impl Walker<'_> {
             command.piped_from = Some(self.script.commands.len() - 1);
         }
         self.follow(&command, stdin_script.as_deref());
+        command.stdin.clone_from(&stdin_script);
         self.output = output_of(&command, stdin_script);
         self.script.commands.push(command);
     }
@@ -682,18 +690,34 @@ impl ShellCommand {
         let mut argv = literal[at..].to_vec();
         // `xargs` adds operands read from its input: words only known when
         // the line runs (and so is its `{}`).
-        if literal[..at]
-            .iter()
-            .any(|w| w.is_some_and(|w| programs::base_name(w) == "xargs"))
-        {
+        if self.xargs(&literal[..at]) {
             for word in argv.iter_mut().skip(1) {
                 if *word == Some("{}") {
                     *word = None;
                 }
             }
-            argv.push(None);
+            match self.xargs_input() {
+                Some(words) => argv.extend(words.map(Some)),
+                None => argv.push(None),
+            }
         }
         argv
+    }
+
+    /// Whether one of the wrappers before the program is `xargs`.
+    fn xargs(&self, wrappers: &[Option<&str>]) -> bool {
+        wrappers
+            .iter()
+            .any(|w| w.is_some_and(|w| programs::base_name(w) == "xargs"))
+    }
+
+    /// The words `xargs` reads, when the line shows its input (`echo
+    /// ~/.ssh/id_rsa | xargs cat`); `None` when only known as it runs.
+    fn xargs_input(&self) -> Option<impl Iterator<Item = &str>> {
+        self.stdin
+            .as_deref()
+            .filter(|text| text.len() <= 64 * 1024)
+            .map(str::split_whitespace)
     }
 
     /// Whether the program runs code whose files no command line reveals
@@ -768,10 +792,16 @@ impl ShellScript {
                 };
                 out.add_in(&dirs, &links, name(target, access, pattern));
             }
-            let words: Vec<(&str, bool)> = command.words[(at + 1).min(command.words.len())..]
+            let mut words: Vec<(&str, bool)> = command.words[(at + 1).min(command.words.len())..]
                 .iter()
                 .filter_map(|w| word_text(w).map(|t| (t, matches!(w, ShellWord::Pattern(_)))))
                 .collect();
+            // `xargs` appends what it reads to the command's words.
+            if command.xargs(&literal[..at.min(literal.len())])
+                && let Some(input) = command.xargs_input()
+            {
+                words.extend(input.map(|w| (w, false)));
+            }
             let plain: Vec<&str> = std::iter::once(program.as_str())
                 .chain(words.iter().map(|(w, _)| *w))
                 .collect();
@@ -816,6 +846,8 @@ impl ShellScript {
             let mut value_next: Option<(&str, bool)> = None;
             let mut operands = 0;
             let mut last_operand: Option<(&str, bool)> = None;
+            // Every operand before the last (a copy's sources).
+            let mut sources: Vec<&str> = Vec::new();
             let mut find_starts: Vec<(&str, bool)> = Vec::new();
             let mut find_expression = false;
             for (word, pattern) in &words {
@@ -827,8 +859,11 @@ impl ShellScript {
                             let access = if write { Access::Write } else { Access::Read };
                             out.add_in(&dirs, &links, name(file, access, false));
                         }
-                    } else if matches!(option, "-f" | "--file") {
-                        // A program or pattern file (`awk -f`, `grep -f`).
+                    } else if matches!(option, "-f" | "--file")
+                        || (program == "git" && option == "-C")
+                    {
+                        // A program or pattern file (`awk -f`, `grep -f`),
+                        // the repository git opens (`git -C ~/.ssh log`).
                         out.add_in(&dirs, &links, name(word, Access::Read, *pattern));
                     }
                     continue;
@@ -902,10 +937,16 @@ impl ShellScript {
                             let access = if write { Access::Write } else { Access::Read };
                             out.add_in(&dirs, &links, name(&file, access, false));
                         }
+                        // After its program awk takes no option: `-F` there
+                        // is a file, and so is what follows.
+                        options_done = true;
                     }
                     continue;
                 }
                 operands += 1;
+                if let Some((previous, false)) = last_operand {
+                    sources.push(previous);
+                }
                 last_operand = Some((word, *pattern));
                 if program == "find" {
                     find_starts.push((word, *pattern));
@@ -940,6 +981,38 @@ impl ShellScript {
                 && let Some((dest, pattern)) = last_operand
             {
                 out.add_in(&dirs, &links, name(dest, Access::Write, pattern));
+                // Into a folder, each source lands under its own name
+                // (`cp .zshrc ~/` writes `~/.zshrc`): whether `dest` is a
+                // folder is only known on disk, so both are named.
+                for source in &sources {
+                    if let Some(base) = Path::new(source.trim_end_matches('/')).file_name() {
+                        let inside =
+                            format!("{}/{}", dest.trim_end_matches('/'), base.to_string_lossy());
+                        out.add_in(&dirs, &links, name(&inside, Access::Write, pattern));
+                    }
+                }
+            }
+            // `sed -i.bak`, `sed -i'c' f`: the backup is written beside
+            // each file, under its name with the suffix (`*` is the name).
+            if program == "sed"
+                && let Some(suffix) = words
+                    .iter()
+                    .find_map(|(w, _)| programs::sed_backup_suffix(w))
+            {
+                for (file, pattern) in sources.iter().map(|s| (*s, false)).chain(last_operand) {
+                    let backup = if suffix.contains('*') {
+                        let (dir, base) = file.rsplit_once('/').map_or(("", file), |(d, b)| (d, b));
+                        let named = suffix.replace('*', base);
+                        if dir.is_empty() || named.contains('/') {
+                            named
+                        } else {
+                            format!("{dir}/{named}")
+                        }
+                    } else {
+                        format!("{file}{suffix}")
+                    };
+                    out.add_in(&dirs, &links, name(&backup, Access::Write, pattern));
+                }
             }
             if operands == 0 && search == Some(programs::SearchDefault::Cwd) {
                 for dir in &dirs {

@@ -332,6 +332,20 @@ fn in_place_sed(word: &str) -> bool {
         })
 }
 
+/// The backup suffix of a sed in-place option (`-i.bak`, `-ni.orig`,
+/// `--in-place=.b`), when it has one.
+pub(crate) fn sed_backup_suffix(word: &str) -> Option<&str> {
+    if let Some(suffix) = word.strip_prefix("--in-place=") {
+        return Some(suffix).filter(|s| !s.is_empty());
+    }
+    if !in_place_sed(word) || word.starts_with("--") {
+        return None;
+    }
+    let cluster = &word[1..];
+    let at = cluster.find('i')?;
+    Some(&cluster[at + 1..]).filter(|s| !s.is_empty())
+}
+
 /// The subcommand of a `git` command line (after `-C DIR`, `-c K=V` and
 /// other global options).
 pub(crate) fn git_subcommand<'w>(words: &[&'w str]) -> Option<&'w str> {

@@ -117,7 +117,10 @@ fn writes_are_told_from_reads() {
         [("b".into(), Access::Write), ("a".into(), Access::Read)]
     );
     assert_eq!(named("sed -Ei s/a/b/ f"), [("f".into(), Access::Write)]);
-    assert_eq!(named("sed -i.bak s/a/b/ f"), [("f".into(), Access::Write)]);
+    assert_eq!(
+        named("sed -i.bak s/a/b/ f"),
+        [("f".into(), Access::Write), ("f.bak".into(), Access::Write)]
+    );
     assert_eq!(
         named("tree -o out ."),
         [("out".into(), Access::Write), (".".into(), Access::Read)]
@@ -262,8 +265,9 @@ fn package_runners_make_and_aliases_run_their_commands() {
     assert!(runs("alias ll='rm -rf'; ll ~").contains(&"rm -rf ~".to_owned()));
     assert!(runs("f() { git push --force; }; f").contains(&"git push --force".to_owned()));
     assert!(runs("bash -c -- 'git push --force'").contains(&"git push --force".to_owned()));
-    // What `xargs` adds is only known when it runs.
-    assert!(runs("echo x | xargs rm -rf").contains(&"rm -rf $?".to_owned()));
+    // What `xargs` adds is only known when it runs, unless the line shows it.
+    assert!(runs("cat list | xargs rm -rf").contains(&"rm -rf $?".to_owned()));
+    assert!(runs("echo x | xargs rm -rf").contains(&"rm -rf x".to_owned()));
     assert!(runs("ls | xargs -I{} mv {} old/").contains(&"mv $? old/ $?".to_owned()));
     assert!(runs("env -i FOO=1 timeout 5 git push -f").contains(&"git push -f".to_owned()));
     // Ordinary runs stay what they are.
@@ -288,4 +292,108 @@ fn a_copy_writes_its_last_operand_and_its_target_directory() {
     }
     // A recursive copy still reads its sources whole.
     assert!(named("rsync -a payload/ .claude").contains(&("payload/".to_owned(), Access::Search)));
+}
+
+fn hidden(command: &str) -> Vec<String> {
+    parse_shell(command)
+        .unwrap()
+        .commands
+        .iter()
+        .filter_map(ShellCommand::hidden_command)
+        .collect()
+}
+
+fn code(command: &str) -> Vec<(String, Option<String>)> {
+    let script = parse_shell(command).unwrap();
+    script
+        .commands
+        .iter()
+        .flat_map(|c| {
+            c.inline_code()
+                .into_iter()
+                .map(|i| (i.program.to_owned(), i.text.map(str::to_owned)))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn commands_a_program_starts_by_itself_are_found() {
+    for line in [
+        "sed 's/.*/id/e' README.md",
+        "sed ':a;e id' README.md",
+        "sed 's/[/]/x/e' README.md",
+        "sed -n '1e id' src/main.rs",
+        "sed -f fix.sed src/lib.rs",
+        "awk '{print | \"sh\"}' README.md",
+        "awk 'BEGIN{\"id\" | getline x; print x}'",
+        "awk 'BEGIN{system(\"id\")}'",
+        "awk -f report.awk data.txt",
+        "sort --compress-program=./payload -S 1 data.txt",
+        "sort --compress-prog=sh data.txt",
+        "rg --pre=sh TODO",
+        "tar --to-command=sh -xf a.tar",
+        "git -c core.fsmonitor='sh -c x' status",
+        "git rebase --exec 'cat x' main",
+        "gunzip -c x.gz | tr -d '\\r' | python3 -",
+    ] {
+        assert_eq!(hidden(line).len(), 1, "{line}");
+    }
+    for line in [
+        "sed -n 's/version = \"\\(.*\\)\"/\\1/p' Cargo.toml",
+        "sed -i 's/foo/bar/g' src/a.rs",
+        "awk '{print $1}' data.txt",
+        "awk '$1 == \"a\" || $2 > 3 {print}' data.txt",
+        "sort -u data.txt",
+        "git status",
+        "python3 -m pytest tests/",
+        "cat README.md | grep bash",
+    ] {
+        assert!(hidden(line).is_empty(), "{line}: {:?}", hidden(line));
+    }
+}
+
+#[test]
+fn program_texts_given_on_the_line_are_found() {
+    let text = |program: &str, text: &str| vec![(program.to_owned(), Some(text.to_owned()))];
+    assert_eq!(
+        code("python3 -c \"print(open('/etc/x').read())\""),
+        text("python3", "print(open('/etc/x').read())")
+    );
+    assert_eq!(
+        code("python3 - <<'EOF'\nimport os\nEOF"),
+        text("python3", "import os\n")
+    );
+    assert_eq!(
+        code("node -e 'process.env.X'"),
+        text("node", "process.env.X")
+    );
+    assert_eq!(
+        code("awk 'BEGIN{print ENVIRON[\"T\"]}'"),
+        text("awk", "BEGIN{print ENVIRON[\"T\"]}")
+    );
+    assert_eq!(
+        code("cat blob | base64 -d | python3 -"),
+        vec![("python3".to_owned(), None)]
+    );
+    assert!(code("python3 script.py").is_empty());
+    assert!(code("python -m pytest -k slow").is_empty());
+}
+
+#[test]
+fn files_named_by_xargs_input_awk_operands_git_dirs_and_copies_into_folders() {
+    assert!(
+        named("echo ~/.ssh/id_rsa | xargs cat").contains(&("~/.ssh/id_rsa".into(), Access::Read))
+    );
+    assert!(
+        named("awk '{print}' -F ~/.aws/credentials")
+            .contains(&("~/.aws/credentials".into(), Access::Read))
+    );
+    assert!(named("cd ~ && git -C .ssh log").contains(&("~/.ssh".into(), Access::Read)));
+    assert!(named("cp .zshrc ~/").contains(&("~/.zshrc".into(), Access::Write)));
+    assert!(named("sed -i'c' -e p .envr").contains(&(".envrc".into(), Access::Write)));
+    assert!(named("sed -i.bak s/a/b/ src/a.rs").contains(&("src/a.rs.bak".into(), Access::Write)));
+    assert!(
+        named("sed -ni 's/x/y/p' .git/config").contains(&(".git/config".into(), Access::Write))
+    );
 }

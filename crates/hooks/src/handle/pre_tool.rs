@@ -223,6 +223,38 @@ impl Call<'_> {
         };
         match guard.decide(name, &input, &mut outcome.notes) {
             agentctx_guard::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),
+            agentctx_guard::Verdict::SearchWithout {
+                scope,
+                left_out,
+                denial,
+            } => {
+                let tool = self.native.tool.as_deref().unwrap_or(name);
+                match self.dialect.narrow_search(tool, &input, &left_out) {
+                    Some(narrowed) => {
+                        let shown: Vec<String> =
+                            left_out.iter().map(|p| p.display().to_string()).collect();
+                        outcome.note(format!(
+                            "search of {} narrowed: {} left out",
+                            scope.display(),
+                            shown.join(", ")
+                        ));
+                        // Inside the project the agent reads without asking;
+                        // elsewhere it asks as it would have.
+                        let decision = if scope.starts_with(rules.root()) {
+                            agentctx_types::PermissionDecision::Allow
+                        } else {
+                            self.dialect.rewrite_decision(asks)
+                        };
+                        let mut reply = HookReply::rewrite(narrowed, decision);
+                        reply.hook_specific_output.permission_decision_reason = Some(format!(
+                            "agentctx left out what the project's rules deny: {}",
+                            shown.join(", ")
+                        ));
+                        outcome.reply = Some(reply);
+                    }
+                    None => outcome.reply = Some(HookReply::deny(denial)),
+                }
+            }
             // A question only the agent can put to the user; an agent that
             // cannot be made to ask, or a session nobody answers, denies.
             agentctx_guard::Verdict::Ask(reason) if asks && self.dialect.asks_through_hook() => {
