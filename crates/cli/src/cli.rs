@@ -9,7 +9,13 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 /// Assemble and guard the context of a coding agent.
 #[derive(Debug, Parser)]
-#[command(name = "agentctx", version, propagate_version = true)]
+// The version line names the commit and the features built in (build.rs):
+// a bug report then says which build it is about.
+#[command(
+    name = "agentctx",
+    version = env!("AGENTCTX_LONG_VERSION"),
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
