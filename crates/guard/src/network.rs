@@ -110,6 +110,14 @@ fn collect_urls(value: &Value, out: &mut Vec<String>, depth: usize) {
     }
 }
 
+/// The first place on the network a shell line names (a URL in its words
+/// or program texts, a bare host of `curl`, `nc`, `ssh`, ...), as a URL;
+/// `None` when it names none or cannot be read.
+pub fn reached_in_line(line: &str) -> Option<String> {
+    let script = agentctx_shell::parse_shell(line).ok()?;
+    crate::reach::urls(&script).into_iter().next()
+}
+
 /// The judgement of one URL: with a policy, what the proxy would say
 /// (the name resolved here, within 1.5 s); without, only cloud metadata
 /// and link-local addresses are refused, which nothing on a developer's

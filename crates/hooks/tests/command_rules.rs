@@ -389,3 +389,60 @@ fn files_named_inside_program_texts_and_xargs_input_are_judged() {
         );
     }
 }
+
+/// Session taint: after a read the rules refuse, what would leave the
+/// machine is asked about (denied where nobody can be asked) for the rest
+/// of that session, and only that session.
+#[test]
+fn a_session_that_tried_a_secret_is_asked_before_anything_leaves() {
+    let p = Project::new("network:\n  allow: [api.github.com]\n");
+    let fetch = |session: &str| {
+        let mut call = shell_call(&p, Agent::Claude, "true", "default");
+        call["session_id"] = json!(session);
+        call["tool_name"] = json!("WebFetch");
+        call["tool_input"] = json!({"url": "https://api.github.com/gists", "prompt": "x"});
+        let outcome = p.outcome(Agent::Claude, call.to_string().as_bytes(), &p.root, false);
+        outcome
+            .reply
+            .and_then(|r| r.hook_specific_output.permission_decision)
+    };
+    assert_eq!(fetch("1795748557193_taint"), None);
+    let mut read = shell_call(&p, Agent::Claude, "true", "default");
+    read["session_id"] = json!("1795748557193_taint");
+    read["tool_name"] = json!("Read");
+    read["tool_input"] = json!({"file_path": p.home.join(".ssh/id_rsa")});
+    let outcome = p.outcome(Agent::Claude, read.to_string().as_bytes(), &p.root, false);
+    assert_eq!(
+        outcome
+            .reply
+            .and_then(|r| r.hook_specific_output.permission_decision),
+        Some(PermissionDecision::Deny)
+    );
+    assert_eq!(fetch("1795748557193_taint"), Some(PermissionDecision::Ask));
+    // A command naming a host, too; one that names none is left alone.
+    let mut curl = shell_call(
+        &p,
+        Agent::Claude,
+        "curl -s https://api.github.com/zen",
+        "default",
+    );
+    curl["session_id"] = json!("1795748557193_taint");
+    let outcome = p.outcome(Agent::Claude, curl.to_string().as_bytes(), &p.root, false);
+    assert_eq!(
+        outcome
+            .reply
+            .and_then(|r| r.hook_specific_output.permission_decision),
+        Some(PermissionDecision::Ask)
+    );
+    let mut test = shell_call(&p, Agent::Claude, "cargo test", "default");
+    test["session_id"] = json!("1795748557193_taint");
+    let outcome = p.outcome(Agent::Claude, test.to_string().as_bytes(), &p.root, false);
+    assert_eq!(
+        outcome
+            .reply
+            .and_then(|r| r.hook_specific_output.permission_decision),
+        None
+    );
+    // Another session is not marked.
+    assert_eq!(fetch("1795748557193_other"), None);
+}

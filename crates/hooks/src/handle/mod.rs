@@ -4,6 +4,7 @@ mod file_links;
 mod pre_tool;
 mod session;
 mod steering;
+mod taint;
 
 use std::path::{Path, PathBuf};
 

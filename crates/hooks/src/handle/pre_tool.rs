@@ -221,7 +221,9 @@ impl Call<'_> {
             // Every tool of such a session: what runs outside later is kept.
             words_only: words_only.as_deref(),
         };
-        match guard.decide(name, &input, &mut outcome.notes) {
+        let verdict = guard.decide(name, &input, &mut outcome.notes);
+        let verdict = self.taint(verdict, name, &input, &rules, outcome);
+        match verdict {
             agentctx_guard::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),
             agentctx_guard::Verdict::SearchWithout {
                 scope,
@@ -341,6 +343,59 @@ impl Call<'_> {
                 }
             },
         }
+    }
+}
+
+impl Call<'_> {
+    /// Session taint (`taint.rs`): a denial of a file the rules exclude
+    /// marks the session; in a marked session, what would leave the
+    /// machine is asked about.
+    fn taint(
+        &self,
+        verdict: agentctx_guard::Verdict,
+        name: &str,
+        input: &Value,
+        rules: &agentctx_rules::Rules,
+        outcome: &mut HookOutcome,
+    ) -> agentctx_guard::Verdict {
+        let (Some(state), Some(session)) = (
+            agentctx_config::state_dir(self.host.env),
+            self.input.session_id.as_deref(),
+        ) else {
+            return verdict;
+        };
+        if matches!(verdict, agentctx_guard::Verdict::Deny(_)) {
+            let mut checker = rules.file_checker();
+            let excluded = self
+                .named_paths(outcome)
+                .iter()
+                .map(|p| self.absolute(p))
+                .find(|p| !checker.check(p).allowed);
+            if let Some(path) = excluded {
+                match super::taint::mark(&state, session, &path) {
+                    Ok(()) => outcome.note(format!(
+                        "session taint: it tried {}; what leaves the machine is asked about from now on",
+                        path.display()
+                    )),
+                    Err(error) => outcome.note(format!("session taint not kept: {error}")),
+                }
+            }
+            return verdict;
+        }
+        let normalized = agentctx_agents::normalize_tool(name);
+        let Some(what) = super::taint::egress(&normalized, input) else {
+            return verdict;
+        };
+        let Some(tried) = super::taint::tainted(&state, session) else {
+            return verdict;
+        };
+        if matches!(verdict, agentctx_guard::Verdict::Ask(_)) {
+            return verdict;
+        }
+        outcome.note(format!("session taint ({tried}): {what} is asked about"));
+        agentctx_guard::Verdict::Ask(format!(
+            "agentctx asks before {what}: earlier in this session the agent tried to read `{tried}`, which the project's rules keep from it, so what it sends out now may carry what it was told to take."
+        ))
     }
 }
 
