@@ -922,11 +922,39 @@ def agentctx_rules_all(strict):
     return rules
 
 
+# CONFORMANCE_CLAUDE_SETTINGS=dev: the user's Claude Code settings hold the
+# allow rules a developer of such projects collects by answering "Yes, and
+# don't ask again" for the build, test, lint, package and read-only git/gh/
+# docker commands they run every day (written from the benign corpus's
+# programs; nothing that deletes, moves, copies, pushes or installs). Without
+# it (`none`, the default) they allow nothing: every command Claude Code does
+# not take for read-only is asked about, by Claude Code or by agentctx.
+DEV_ALLOW = [f"Bash({rule})" for rule in [
+    "git add:*", "git commit:*", "git switch:*", "git checkout -b:*", "git fetch:*", "git pull:*",
+    "git stash list", "git branch:*",
+    "cargo build:*", "cargo test:*", "cargo check:*", "cargo clippy:*", "cargo fmt:*", "cargo doc:*",
+    "cargo tree:*", "cargo nextest:*",
+    "pnpm test:*", "pnpm run:*", "pnpm lint:*", "pnpm typecheck", "pnpm exec tsc:*",
+    "npm test", "npm run:*", "yarn test:*",
+    "pytest:*", "python -m pytest:*", "python3 -m pytest:*",
+    "go test:*", "go build:*", "go vet:*",
+    "make test", "make build:*", "make lint", "tsc:*", "eslint:*", "prettier --check:*",
+    "ruff check:*", "mypy:*", "vitest run:*", "swift build:*",
+    "docker ps:*", "docker images", "docker logs:*",
+    "gh pr view:*", "gh pr list:*", "gh issue list:*", "gh run list:*", "jq:*",
+]]
+CLAUDE_SETTINGS = os.environ.get("CONFORMANCE_CLAUDE_SETTINGS", "none")
+
+
 def setup_agentctx_all(name, strict):
     tree = mb.Tree(name)
     mb.write_files(tree.home, mb.AGENTCTX_HOME_FILES)
     mb.write_files(tree.home, mb.LATE_HOME_FILES)
     mb.write_files(tree.project, EXTRA_PROJECT_FILES)
+    if CLAUDE_SETTINGS == "dev":
+        os.makedirs(os.path.join(tree.home, ".claude"), exist_ok=True)
+        with open(os.path.join(tree.home, ".claude", "settings.json"), "w") as f:
+            json.dump({"permissions": {"allow": DEV_ALLOW}}, f, indent=2)
     prepare_all(tree)
     text = ("# written by benches/conformance/run.py (CONFORMANCE_CLASSES=all):\n"
             "# benches/moatbench/rules/agentctx-default.yaml + network (openmoat's `registries`)\n"
@@ -1276,6 +1304,8 @@ def main_all(rec, ca, ns_notes):
         "namespace notes": ns_notes or "none",
         "controls": ctl,
         "agentctx rule entries left out (see agentctx_rules)": DROPPED or "none",
+        "Claude Code user settings (CONFORMANCE_CLAUDE_SETTINGS)":
+            "dev: allow " + ", ".join(DEV_ALLOW) if CLAUDE_SETTINGS == "dev" else "none: no allow rules",
     }
     with open(os.path.join(OUT, "results.json"), "w") as f:
         json.dump({"meta": meta, "rows": rows, "timing": timings, "stand_ins": rec.bound}, f, indent=1)
