@@ -94,9 +94,25 @@ impl ShellCommand {
                 });
             }
         } else if matches!(name, "awk" | "gawk" | "mawk" | "nawk") {
-            let explicit = rest
-                .iter()
-                .any(|w| w.is_some_and(|w| matches!(w, "-f" | "--file") || w.starts_with("-e")));
+            // gawk's `-e TEXT`, `--source TEXT`, `--source=TEXT`.
+            for (i, word) in rest.iter().enumerate() {
+                match word {
+                    Some("-e" | "--source") => found.push(InlineCode {
+                        program: name,
+                        text: rest.get(i + 1).copied().flatten(),
+                    }),
+                    Some(w) if w.starts_with("--source=") => found.push(InlineCode {
+                        program: name,
+                        text: Some(&w["--source=".len()..]),
+                    }),
+                    _ => {}
+                }
+            }
+            let explicit = rest.iter().any(|w| {
+                w.is_some_and(|w| {
+                    matches!(w, "-f" | "--file" | "-e" | "--source") || w.starts_with("--source=")
+                })
+            });
             if !explicit {
                 let mut skip_value = false;
                 for word in rest {

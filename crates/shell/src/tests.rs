@@ -329,6 +329,8 @@ fn commands_a_program_starts_by_itself_are_found() {
         "awk 'BEGIN{\"id\" | getline x; print x}'",
         "awk 'BEGIN{system(\"id\")}'",
         "awk -f report.awk data.txt",
+        "gawk -e 'BEGIN{system(\"id\")}'",
+        "gawk --source='BEGIN{system(\"id\")}'",
         "sort --compress-program=./payload -S 1 data.txt",
         "sort --compress-prog=sh data.txt",
         "rg --pre=sh TODO",
