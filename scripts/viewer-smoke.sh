@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v chromium > /dev/null || { echo "chromium is needed: apt-get install chromium" >&2; exit 2; }
-cargo build -q -p agentctx
+cargo build -q -p agentctx-cli
 work=$(mktemp -d)
 cleanup() { [ -n "${server:-}" ] && kill "$server" 2> /dev/null; rm -rf "$work"; }
 trap cleanup EXIT
