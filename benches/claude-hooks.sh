@@ -4,6 +4,6 @@
 # a release build of agentctx. Needs what scripts/e2e needs.
 # Usage: benches/claude-hooks.sh (from the repository root)
 set -euo pipefail
-cargo build --release -q --locked -p agentctx
+cargo build --release -q --locked -p agentctx-cli
 export AGENTCTX_E2E_AGENTCTX="$PWD/target/release/agentctx"
 AGENTCTX_E2E_THREADS=1 scripts/e2e bench_ --nocapture 2>&1 | grep -E "Claude Code.s timing|runs|request"

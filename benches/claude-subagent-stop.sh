@@ -8,7 +8,7 @@
 # Needs hyperfine. Usage: benches/claude-subagent-stop.sh [OLD_AGENTCTX]
 # (OLD_AGENTCTX: another build to run side by side, e.g. of an earlier commit).
 set -euo pipefail
-cargo build --release -q -p agentctx
+cargo build --release -q -p agentctx-cli
 new=$(realpath target/release/agentctx)
 old=${1:-}
 work=$(mktemp -d)

@@ -8,7 +8,7 @@
 # (env: RUNS, default 200; AGENTCTX, default target/release/agentctx)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -n "${AGENTCTX:-}" ] || cargo build --release -q -p agentctx
+[ -n "${AGENTCTX:-}" ] || cargo build --release -q -p agentctx-cli
 bin=$(realpath "${AGENTCTX:-target/release/agentctx}")
 moat_root=target/moatbench
 if [ ! -x "$moat_root/bin/openmoat" ]; then

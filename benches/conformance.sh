@@ -20,7 +20,7 @@
 #   (env: CONFORMANCE_CLASSES, CONFORMANCE_CORPUS, CONFORMANCE_OUT, TIMING_RUNS, AGENTCTX, NO_BUILD=1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ "${NO_BUILD:-}" = 1 ] || cargo build --release -q -p agentctx
+[ "${NO_BUILD:-}" = 1 ] || cargo build --release -q -p agentctx-cli
 work=target/moatbench
 if [ ! -x "$work/bin/openmoat" ]; then
   cargo install openmoat --version 0.12.1 --locked --root "$work" -q

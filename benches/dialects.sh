@@ -6,7 +6,7 @@
 # process spawn), in one run. Needs hyperfine and node.
 # Usage: benches/dialects.sh (from the repository root)
 set -euo pipefail
-cargo build --release -q -p agentctx
+cargo build --release -q -p agentctx-cli
 bin=$(realpath target/release/agentctx)
 fixtures=$(realpath fixtures/agents)
 work=$(mktemp -d)

@@ -16,8 +16,8 @@ builds=(
   "-p agentctx-hooks"
   "-p agentctx-hooks --no-default-features"
   "-p agentctx-types --no-default-features"
-  "-p agentctx"
-  "-p agentctx --no-default-features"
+  "-p agentctx-cli"
+  "-p agentctx-cli --no-default-features"
 )
 printf '%-46s %7s %10s\n' build crates "clean build"
 for build in "${builds[@]}"; do

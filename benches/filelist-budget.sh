@@ -11,7 +11,7 @@
 # Needs: hyperfine, fd-find, tree (Debian), repomix (npm), code2prompt (cargo).
 set -euo pipefail
 dir=$(realpath "${1:?usage: benches/filelist-budget.sh DIR-OF-CLONES}")
-cargo build --release -q -p agentctx
+cargo build --release -q -p agentctx-cli
 bin=$(realpath target/release/agentctx)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

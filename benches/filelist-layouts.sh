@@ -15,7 +15,7 @@ set -euo pipefail
 dir=$(realpath "${1:?usage: benches/filelist-layouts.sh DIR [BIN...]}")
 shift
 if [ $# -eq 0 ]; then
-  cargo build --release -q -p agentctx
+  cargo build --release -q -p agentctx-cli
   set -- "$(realpath target/release/agentctx)"
 fi
 materialize=$(realpath benches/materialize.py)

@@ -5,7 +5,7 @@
 # Usage: benches/filelist.sh [N]   (run from the repository root)
 set -euo pipefail
 n=${1:-100000}
-cargo build --release -q -p agentctx
+cargo build --release -q -p agentctx-cli
 cargo build --release -q -p agentctx-filelist --example count_tokens
 bin=$(realpath target/release/agentctx)
 count=$(realpath target/release/examples/count_tokens)

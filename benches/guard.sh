@@ -5,6 +5,6 @@
 # from crates.io (as benches/moatbench.sh installs it), Codex from scripts/e2e.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p agentctx
+cargo build --release -q -p agentctx-cli
 [ -x target/moatbench/bin/openmoat ] || cargo install openmoat --version 0.12.1 --locked --root target/moatbench -q
 python3 benches/guard.py

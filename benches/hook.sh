@@ -3,7 +3,7 @@
 # context` on a 10,000-file repository (generated with benches/gen-tree.py).
 # Needs hyperfine. Usage: benches/hook.sh (from the repository root)
 set -euo pipefail
-cargo build --release -q -p agentctx
+cargo build --release -q -p agentctx-cli
 bin=$(realpath target/release/agentctx)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

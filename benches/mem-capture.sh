@@ -5,7 +5,7 @@
 # Needs hyperfine and time (Debian packages). Usage: benches/mem-capture.sh [MiB]
 set -euo pipefail
 mib=${1:-1024}
-cargo build --release -q -p agentctx
+cargo build --release -q -p agentctx-cli
 bin=$(realpath target/release/agentctx)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

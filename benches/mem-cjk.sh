@@ -6,7 +6,7 @@
 # paragraphs. Needs hyperfine. Usage: benches/mem-cjk.sh [N]
 set -euo pipefail
 n=${1:-20000}
-cargo build --release -q -p agentctx
+cargo build --release -q -p agentctx-cli
 bin=$(realpath target/release/agentctx)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -7,7 +7,7 @@
 # Needs hyperfine and git. Usage: benches/mem-recall.sh [N]   (from the repository root)
 set -euo pipefail
 n=${1:-20000}
-cargo build --release -q -p agentctx
+cargo build --release -q -p agentctx-cli
 bin=$(realpath target/release/agentctx)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -5,7 +5,7 @@
 # Needs hyperfine. Usage: benches/mem-store.sh [N]   (from the repository root)
 set -euo pipefail
 n=${1:-100000}
-cargo build --release -q -p agentctx
+cargo build --release -q -p agentctx-cli
 bin=$(realpath target/release/agentctx)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -8,7 +8,7 @@
 # Usage: benches/moatbench.sh   (env: TIMING_RUNS, PERMISSION_MODE, AGENTCTX)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p agentctx
+cargo build --release -q -p agentctx-cli
 work=target/moatbench
 if [ ! -x "$work/bin/openmoat" ]; then
   cargo install openmoat --version 0.12.1 --locked --root "$work" -q

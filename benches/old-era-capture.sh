@@ -7,7 +7,7 @@
 set -euo pipefail
 size=${1:-1024}
 old=${2:-}
-cargo build --release -q -p agentctx
+cargo build --release -q -p agentctx-cli
 new=$(realpath target/release/agentctx)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

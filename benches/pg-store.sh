@@ -11,7 +11,7 @@
 # Usage: benches/pg-store.sh [N]   (from the repository root)
 set -euo pipefail
 n=${1:-1000000}
-cargo build --release -q -p agentctx
+cargo build --release -q -p agentctx-cli
 bin=$(realpath target/release/agentctx)
 # Under /tmp: as root the server runs as the postgres user, who must reach it.
 # With PGBENCH_DIR set, the cluster is kept there and a loaded one reused.

@@ -11,7 +11,7 @@
 # Usage: benches/run-network.sh [path/to/agentctx]  (release build by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -eq 0 ]; then cargo build --release -q -p agentctx; fi
+if [ $# -eq 0 ]; then cargo build --release -q -p agentctx-cli; fi
 bin=$(realpath "${1:-target/release/agentctx}")
 work=$(mktemp -d /var/tmp/agentctx-bench-XXXXXX)
 pids=()

@@ -11,7 +11,7 @@
 set -euo pipefail
 bin=$(realpath "${1:-target/release/agentctx}")
 init="$(dirname "$bin")/agentctx-sandbox-init"
-[ -x "$init" ] || { echo "no agentctx-sandbox-init beside $bin: cargo build --release -p agentctx" >&2; exit 1; }
+[ -x "$init" ] || { echo "no agentctx-sandbox-init beside $bin: cargo build --release -p agentctx-cli" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/denied-dir"

@@ -5,8 +5,8 @@
 # hook replies are byte-identical. A restructuring must change neither.
 # Needs hyperfine. Usage, from the repository root:
 #   git worktree add /tmp/before REV
-#   (cd /tmp/before && CARGO_TARGET_DIR=/tmp/before-target cargo build --release -p agentctx)
-#   cargo build --release -p agentctx
+#   (cd /tmp/before && CARGO_TARGET_DIR=/tmp/before-target cargo build --release -p agentctx-cli)
+#   cargo build --release -p agentctx-cli
 #   benches/two-builds.sh /tmp/before-target/release/agentctx target/release/agentctx
 # The PostToolUse replies differ by order alone: each SessionStart before
 # it resets the session, so the first binary reports the nested AGENTS.md.

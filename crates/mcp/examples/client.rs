@@ -3,7 +3,7 @@
 //! check a path against the rules.
 //!
 //! ```sh
-//! cargo build -p agentctx
+//! cargo build -p agentctx-cli
 //! cargo run -p agentctx-mcp --example client -- target/debug/agentctx /path/to/project
 //! ```
 
