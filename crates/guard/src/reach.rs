@@ -126,7 +126,7 @@ fn bare_hosts(command: &agentctx_shell::ShellCommand, out: &mut Vec<String>) {
             continue;
         }
         if let Some(long) = word.strip_prefix("--") {
-            if !long.contains('=') && LONG_WITH_VALUE.contains(&word) {
+            if !long.contains('=') && LONG_WITH_VALUE.contains(word) {
                 skip = true;
             }
             // `--url HOST`
