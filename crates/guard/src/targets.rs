@@ -96,6 +96,12 @@ pub(crate) fn strings(value: &Value) -> Vec<&str> {
 }
 
 /// The paths of a file tool's fields and of a patch.
+/// What JavaScript's `trim()` and `\s` take for white space: Unicode's
+/// white space and U+FEFF, which Rust's `char::is_whitespace` leaves out.
+pub(crate) fn js_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
+}
+
 pub(crate) fn tool_fields(tool: &str, input: &Value, out: &mut Targets) {
     let access = if WRITE_TOOLS.contains(&tool) {
         Access::Write
@@ -111,6 +117,13 @@ pub(crate) fn tool_fields(tool: &str, input: &Value, out: &mut Targets) {
             .filter(|p| !p.is_empty())
         {
             out.add(path, access, tool);
+            // Claude Code's search tools trim the path before they expand
+            // `~` and resolve it (2.1.330's path expander): `"secrets\n"`
+            // is `secrets` to them, so it is to the rules too.
+            let trimmed = path.trim_matches(js_space);
+            if trimmed != path {
+                out.add(if trimmed.is_empty() { "." } else { trimmed }, access, tool);
+            }
         }
     }
     // A search without a scope searches the working directory.
@@ -118,7 +131,7 @@ pub(crate) fn tool_fields(tool: &str, input: &Value, out: &mut Targets) {
         && input
             .get("path")
             .and_then(Value::as_str)
-            .is_none_or(str::is_empty)
+            .is_none_or(|p| p.trim_matches(js_space).is_empty())
     {
         out.add(".", Access::Search, tool);
     }

@@ -181,6 +181,39 @@ fn a_search_whose_scope_holds_excluded_files_is_denied() {
         p.codex("Bash", json!({"command": "rg KEY"})),
         "Denied: a search of",
     );
+    // Claude Code trims a search's path and resolves `..` by text: the
+    // rules see the folder it searches (found by the attack pass).
+    p.file("secrets/key", "KEY=3");
+    for path in [format!("{} ", p.root.display()), "secrets\n".to_owned()] {
+        let payload = p.payload(
+            "claude-code-2.1.330/claude-PreToolUse-Read.json",
+            "Grep",
+            json!({"pattern": "KEY", "path": path}),
+        );
+        let outcome = p.outcome(
+            agentctx_types::Agent::Claude,
+            payload.to_string().as_bytes(),
+            &p.root,
+            false,
+        );
+        let reply = outcome.reply.expect("judged").hook_specific_output;
+        let narrowed = reply.updated_input.map(|i| i["glob"].to_string());
+        assert!(
+            reply.permission_decision == Some(agentctx_types::PermissionDecision::Deny)
+                || narrowed.is_some_and(|g| g.contains("!**/.env") || g.contains("secrets")),
+            "{path:?}"
+        );
+    }
+    p.file("a/.env", "KEY=2");
+    p.file("clean/sub/x.txt", "x");
+    std::os::unix::fs::symlink("../clean/sub", p.root.join("a/lnk")).unwrap();
+    denied_by(
+        p.claude(
+            "Grep",
+            json!({"pattern": "KEY", "path": p.root.join("a/lnk/..")}),
+        ),
+        "Denied: a search of",
+    );
     // A name ripgrep would take for a pattern cannot be left out exactly.
     let q = Project::new("file_patterns:\n  exclude: [\"**/*.env\"]\n");
     q.file("a b.env", "KEY=1");

@@ -199,16 +199,22 @@ impl ShellCommand {
             "tar" | "bsdtar" | "gtar" => words
                 .iter()
                 .find(|w| {
-                    [
-                        "--to-command",
-                        "--use-compress-program",
-                        "--checkpoint-action",
-                        "--info-script",
-                        "--new-volume-script",
-                        "-I",
-                    ]
-                    .iter()
-                    .any(|o| w.starts_with(o))
+                    // Long options by any abbreviation getopt takes.
+                    let option = w.split_once('=').map_or(**w, |(o, _)| o);
+                    w.starts_with("-I")
+                        || (option.len() >= 5
+                            && option.starts_with("--")
+                            && [
+                                "--to-command",
+                                "--use-compress-program",
+                                "--checkpoint-action",
+                                "--info-script",
+                                "--new-volume-script",
+                                "--rsh-command",
+                                "--rmt-command",
+                            ]
+                            .iter()
+                            .any(|o| o.starts_with(option)))
                 })
                 .map(|w| format!("`tar {w}` runs a program of its choice")),
             "git" => git_hidden(&words),
@@ -295,17 +301,20 @@ fn sed_scripts<'w>(rest: &[Option<&'w str>]) -> Vec<Option<&'w str>> {
 /// git's ways of running a command the line does not show as one: a
 /// `-c` setting that names a program, `rebase --exec`, `bisect run`.
 fn git_hidden(words: &[&str]) -> Option<String> {
-    const RUNS: [&str; 9] = [
+    const RUNS: [&str; 10] = [
         "core.fsmonitor",
         "core.pager",
         "core.sshcommand",
         "core.hookspath",
         "core.editor",
+        "core.askpass",
         "diff.external",
         "credential.helper",
         "sequence.editor",
         "gpg.program",
     ];
+    let runs =
+        |key: &str| RUNS.contains(&key) || key.ends_with(".command") || key.ends_with(".textconv");
     for pair in words.windows(2) {
         if pair[0] == "-c" {
             let key = pair[1]
@@ -313,22 +322,40 @@ fn git_hidden(words: &[&str]) -> Option<String> {
                 .map_or(pair[1], |(k, _)| k)
                 .to_ascii_lowercase();
             let alias = key.starts_with("alias.") && pair[1].contains("=!");
-            if RUNS.contains(&key.as_str())
-                || key.ends_with(".command")
-                || key.ends_with(".textconv")
-                || alias
-            {
+            if runs(&key) || alias {
                 return Some(format!("`git -c {key}` makes git run a program"));
             }
         }
+    }
+    if let Some(w) = words.iter().find(|w| w.starts_with("--config-env")) {
+        return Some(format!("`git {w}` makes git run what a variable names"));
     }
     let with_program: Vec<&str> = std::iter::once("git")
         .chain(words.iter().copied())
         .collect();
     let sub = programs::git_subcommand(&with_program)?;
+    // `-x` in a cluster (`-ix`), a long option by any abbreviation (`--exe`).
+    let option = |short: char, long: &str| {
+        words.iter().any(|w| {
+            let name = w.split_once('=').map_or(*w, |(o, _)| o);
+            (name.len() >= 4 && name.starts_with("--") && long.starts_with(name))
+                || (w.starts_with('-') && !w.starts_with("--") && w[1..].contains(short))
+        })
+    };
     match sub {
-        "rebase" if words.iter().any(|w| *w == "-x" || w.starts_with("--exec")) => {
-            Some("`git rebase --exec` runs a command".to_owned())
+        // `git config core.fsmonitor CMD` (any scope or file) sets what git
+        // runs later, as `-c` does for one run.
+        "config" => words
+            .iter()
+            .skip_while(|w| **w != "config")
+            .skip(1)
+            .find(|w| !w.starts_with('-') && w.contains('.'))
+            .map(|key| key.to_ascii_lowercase())
+            .filter(|key| runs(key) || key.starts_with("alias."))
+            .map(|key| format!("`git config {key}` makes git run a program later")),
+        "rebase" if option('x', "--exec") => Some("`git rebase --exec` runs a command".to_owned()),
+        "difftool" | "mergetool" if option('x', "--extcmd") => {
+            Some(format!("`git {sub} --extcmd` runs the program it is given"))
         }
         "bisect" if words.contains(&"run") => Some("`git bisect run` runs a command".to_owned()),
         _ => None,

@@ -493,6 +493,35 @@ impl Walker<'_> {
             }
             return;
         }
+        // `script -qc 'CMD'` runs CMD in a new terminal; `at`/`batch` run
+        // the script on their input later.
+        if program == "script"
+            && let Some(i) = rest.iter().position(|w| {
+                w.is_some_and(|w| {
+                    w == "--command"
+                        || (w.starts_with('-') && !w.starts_with("--") && w.ends_with('c'))
+                })
+            })
+        {
+            match rest.get(i + 1).copied().flatten() {
+                Some(text) => self.nested(text),
+                None => self
+                    .script
+                    .opaque
+                    .push("`script -c` with a command only known when it runs".into()),
+            }
+            return;
+        }
+        if matches!(program, "at" | "batch") {
+            match stdin {
+                Some(text) => self.nested(text),
+                None => self
+                    .script
+                    .opaque
+                    .push(format!("`{program}` reads its script from stdin")),
+            }
+            return;
+        }
         if matches!(program, "make" | "gmake") {
             for code in programs::make_code(rest) {
                 self.nested(&code);
@@ -976,20 +1005,52 @@ impl ShellScript {
             }
             // A copy's last operand is where it writes, also when the copy
             // reads its sources whole (`rsync -a src/ dest/`, `cp -r`).
-            if programs::COPIERS.contains(&program.as_str())
-                && operands >= 2
+            // Each source's last part as the line shows it, also from a
+            // word only known when it runs (`$PWD/.bashrc` is `.bashrc`).
+            let source_names: Vec<String> = command.words[(at + 1).min(command.words.len())..]
+                .iter()
+                .map(|w| match w {
+                    ShellWord::Literal(t) | ShellWord::Pattern(t) | ShellWord::Dynamic(t) => {
+                        t.as_str()
+                    }
+                })
+                .filter(|t| !t.starts_with('-'))
+                .filter_map(|t| t.trim_end_matches('/').rsplit('/').next())
+                .filter(|base| {
+                    !base.is_empty() && !base.contains('$') && *base != "." && *base != ".."
+                })
+                .map(str::to_owned)
+                .collect();
+            // `cp -t DIR SRC...`, `--target-directory=DIR` (and its
+            // abbreviations): every operand is a source.
+            let target_dir = programs::COPIERS
+                .contains(&program.as_str())
+                .then(|| {
+                    programs::target_directory(&words.iter().map(|(w, _)| *w).collect::<Vec<_>>())
+                })
+                .flatten();
+            if let Some(dir) = target_dir {
+                out.add_in(&dirs, &links, name(dir, Access::Write, false));
+                for base in &source_names {
+                    let inside = format!("{}/{base}", dir.trim_end_matches('/'));
+                    out.add_in(&dirs, &links, name(&inside, Access::Write, false));
+                }
+            } else if programs::COPIERS.contains(&program.as_str())
+                && (operands >= 2 || source_names.len() >= 2)
                 && let Some((dest, pattern)) = last_operand
             {
                 out.add_in(&dirs, &links, name(dest, Access::Write, pattern));
                 // Into a folder, each source lands under its own name
                 // (`cp .zshrc ~/` writes `~/.zshrc`): whether `dest` is a
                 // folder is only known on disk, so both are named.
-                for source in &sources {
-                    if let Some(base) = Path::new(source.trim_end_matches('/')).file_name() {
-                        let inside =
-                            format!("{}/{}", dest.trim_end_matches('/'), base.to_string_lossy());
-                        out.add_in(&dirs, &links, name(&inside, Access::Write, pattern));
-                    }
+                let dest_base = dest
+                    .trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(dest);
+                for base in source_names.iter().filter(|b| b.as_str() != dest_base) {
+                    let inside = format!("{}/{base}", dest.trim_end_matches('/'));
+                    out.add_in(&dirs, &links, name(&inside, Access::Write, pattern));
                 }
             }
             // `sed -i.bak`, `sed -i'c' f`: the backup is written beside

@@ -5,7 +5,20 @@
 
 /// Programs that run the rest of their words as a command, each with the
 /// options that take a value (skipped with it).
-const WRAPPERS: [(&str, &[&str]); 17] = [
+const WRAPPERS: [(&str, &[&str]); 24] = [
+    // `busybox sh -c ...`: the applet is the program.
+    ("busybox", &[]),
+    ("flock", &["-w", "--timeout", "-E", "--conflict-exit-code"]),
+    ("chroot", &["--userspec", "--groups"]),
+    (
+        "unshare",
+        &[
+            "-S", "-G", "--setuid", "--setgid", "-R", "--root", "-w", "--wd",
+        ],
+    ),
+    ("nsenter", &["-t", "--target", "-S", "-G", "-r", "-w"]),
+    ("watch", &["-n", "--interval", "-d", "-q", "--equexit"]),
+    ("taskset", &[]),
     (
         "sudo",
         &["-u", "-g", "-h", "-p", "-C", "-D", "-U", "-r", "-t", "-T"],
@@ -64,7 +77,9 @@ pub(crate) fn wrapped(words: &[Option<&str>], at: usize) -> Option<usize> {
     let program = base_name(words.get(at).copied().flatten()?);
     let (_, takes_value) = WRAPPERS.iter().find(|(name, _)| *name == program)?;
     let mut i = at + 1;
-    let mut positional_skipped = program != "timeout";
+    // `timeout DURATION CMD`, `flock FILE CMD`, `chroot DIR CMD`,
+    // `taskset MASK CMD`: one operand before the command.
+    let mut positional_skipped = !matches!(program, "timeout" | "flock" | "chroot" | "taskset");
     while let Some(word) = words.get(i) {
         let Some(word) = word else { return Some(i) };
         if word == &"--" {
@@ -330,6 +345,41 @@ fn in_place_sed(word: &str) -> bool {
                 && !cluster.starts_with('e')
                 && !cluster.starts_with('f')
         })
+}
+
+/// The folder a copy writes into by option (`-t DIR`, `-tDIR`,
+/// `--target-directory=DIR`, `--target-directory DIR`, or an abbreviation
+/// of it down to `--t`), when it names one.
+pub(crate) fn target_directory<'w>(words: &[&'w str]) -> Option<&'w str> {
+    let mut i = 0;
+    while i < words.len() {
+        let word = words[i];
+        if word == "--" {
+            return None;
+        }
+        let (option, value) = word
+            .split_once('=')
+            .map_or((word, None), |(o, v)| (o, Some(v)));
+        let long = option.len() >= 3
+            && option.starts_with("--")
+            && "--target-directory".starts_with(option);
+        if long || option == "-t" {
+            return value.or_else(|| words.get(i + 1).copied());
+        }
+        if let Some(rest) = word
+            .strip_prefix("-t")
+            .filter(|r| !r.is_empty() && !word.starts_with("--"))
+        {
+            return Some(rest);
+        }
+        // `-rt DIR`: a cluster ending in `t` takes the next word.
+        if word.len() > 2 && word.starts_with('-') && !word.starts_with("--") && word.ends_with('t')
+        {
+            return words.get(i + 1).copied();
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The backup suffix of a sed in-place option (`-i.bak`, `-ni.orig`,
@@ -620,15 +670,8 @@ pub(crate) fn sed_file_commands(script: &str) -> impl Iterator<Item = (bool, &st
         // A block's braces (`1{e cmd` ... `}`) come before its commands.
         let command =
             command.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '{' | '}'));
-        // An address (`1,5`, `/re/`, `$`) may come first.
-        let body = command
-            .trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, ',' | '$' | '!' | ' '));
-        let body = if let Some(rest) = body.strip_prefix('/') {
-            rest.split_once('/')
-                .map_or("", |(_, after)| after.trim_start())
-        } else {
-            body
-        };
+        // An address (`1,5`, `/re/`, `\,re,`, `$`, `0~2`, `1,+3`) may come first.
+        let body = skip_sed_address(command);
         let body = body.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '{' | '!'));
         let mut chars = body.chars();
         let op = chars.next()?;
@@ -650,6 +693,62 @@ pub(crate) fn sed_file_commands(script: &str) -> impl Iterator<Item = (bool, &st
             _ => None,
         }
     })
+}
+
+/// `command` past its address: one or two of a line number with an
+/// optional `~step`, `$`, `/re/` or `\cREc` (a `[...]` in a regular
+/// expression may hold the delimiter; `I` and `M` may follow), and after
+/// the comma also `+N` or `~N`; then `!`.
+fn skip_sed_address(command: &str) -> &str {
+    fn one(text: &str, second: bool) -> &str {
+        let text = text.trim_start();
+        fn digits(t: &str) -> &str {
+            t.trim_start_matches(|c: char| c.is_ascii_digit())
+        }
+        if let Some(rest) = text.strip_prefix('$') {
+            return rest;
+        }
+        if second && let Some(rest) = text.strip_prefix(['+', '~']) {
+            return digits(rest);
+        }
+        if text.starts_with(|c: char| c.is_ascii_digit()) {
+            let rest = digits(text);
+            return rest.strip_prefix('~').map_or(rest, digits);
+        }
+        let (delimiter, rest) = match text.strip_prefix('\\') {
+            Some(rest) => match rest.chars().next() {
+                Some(c) => (c, &rest[c.len_utf8()..]),
+                None => return rest,
+            },
+            None => match text.strip_prefix('/') {
+                Some(rest) => ('/', rest),
+                None => return text,
+            },
+        };
+        // The regular expression: up to an unescaped delimiter outside `[...]`.
+        let mut in_class = false;
+        let mut escaped = false;
+        for (i, c) in rest.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '[' if !in_class => in_class = true,
+                ']' if in_class => in_class = false,
+                c if c == delimiter && !in_class => {
+                    return rest[i + c.len_utf8()..].trim_start_matches(['I', 'M']);
+                }
+                _ => {}
+            }
+        }
+        ""
+    }
+    let rest = one(command, false);
+    let rest = match rest.trim_start().strip_prefix(',') {
+        Some(second) => one(second, true),
+        None => rest,
+    };
+    rest.trim_start()
+        .trim_start_matches(|c: char| c == '!' || c.is_whitespace())
 }
 
 /// The files an awk program text writes or reads by itself

@@ -270,6 +270,11 @@ fn package_runners_make_and_aliases_run_their_commands() {
     assert!(runs("echo x | xargs rm -rf").contains(&"rm -rf x".to_owned()));
     assert!(runs("ls | xargs -I{} mv {} old/").contains(&"mv $? old/ $?".to_owned()));
     assert!(runs("env -i FOO=1 timeout 5 git push -f").contains(&"git push -f".to_owned()));
+    assert!(runs("flock /tmp/l rm -rf .git").contains(&"rm -rf .git".to_owned()));
+    assert!(runs("busybox sh -c 'git push -f'").contains(&"git push -f".to_owned()));
+    assert!(runs("chroot / git push -f").contains(&"git push -f".to_owned()));
+    assert!(runs("script -qc 'git push -f' /dev/null").contains(&"git push -f".to_owned()));
+    assert!(runs("at now <<< 'git push -f'").contains(&"git push -f".to_owned()));
     // Ordinary runs stay what they are.
     assert_eq!(runs("make test"), ["make test"]);
     assert_eq!(runs("npm install"), ["npm install"]);
@@ -329,6 +334,19 @@ fn commands_a_program_starts_by_itself_are_found() {
         "awk 'BEGIN{\"id\" | getline x; print x}'",
         "awk 'BEGIN{system(\"id\")}'",
         "awk -f report.awk data.txt",
+        "git config core.fsmonitor 'sh -c x'",
+        "git config --global core.pager less-evil",
+        "git rebase -ix 'id' main",
+        "git rebase --exe=id main",
+        "git --config-env=core.fsmonitor=V status",
+        "git difftool -y -x id",
+        "tar --to-com=sh -xf a.tar",
+        "tar xf a.tar --use-compress-prog=x",
+        "sed '0~1e id' f.txt",
+        "sed '1,~2e id' f.txt",
+        "sed '1,+0e id' f.txt",
+        "sed '\\,x,e id' f.txt",
+        "sed '/[/]/!e id' f.txt",
         "gawk -e 'BEGIN{system(\"id\")}'",
         "gawk --source='BEGIN{system(\"id\")}'",
         "sort --compress-program=./payload -S 1 data.txt",
@@ -348,6 +366,9 @@ fn commands_a_program_starts_by_itself_are_found() {
         "awk '$1 == \"a\" || $2 > 3 {print}' data.txt",
         "sort -u data.txt",
         "git status",
+        "git config user.name Me",
+        "git rebase -i main",
+        "tar xzf a.tgz",
         "python3 -m pytest tests/",
         "cat README.md | grep bash",
     ] {
@@ -398,4 +419,14 @@ fn files_named_by_xargs_input_awk_operands_git_dirs_and_copies_into_folders() {
     assert!(
         named("sed -ni 's/x/y/p' .git/config").contains(&(".git/config".into(), Access::Write))
     );
+    assert!(named("cp -t ~ .bashrc").contains(&("~/.bashrc".into(), Access::Write)));
+    assert!(named("cp --targ=.git evil/config").contains(&(".git/config".into(), Access::Write)));
+    assert!(
+        named("install -t ~/.local/bin git").contains(&("~/.local/bin/git".into(), Access::Write))
+    );
+    assert!(named("ln -s $PWD/.bashrc ~").contains(&("~/.bashrc".into(), Access::Write)));
+    assert!(
+        named("sed '0~1r ~/.ssh/id_rsa' f.txt").contains(&("~/.ssh/id_rsa".into(), Access::Read))
+    );
+    assert!(named("sed '1,~2w ~/.bashrc' f.txt").contains(&("~/.bashrc".into(), Access::Write)));
 }

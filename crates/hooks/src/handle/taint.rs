@@ -41,8 +41,9 @@ pub(super) fn tainted(state: &Path, session: &str) -> Option<String> {
 }
 
 /// What of a tool call would leave the machine: a fetch tool, an MCP
-/// tool but a server's file tool, a shell line that names a URL or a
-/// host. `None` when nothing does.
+/// tool but a server's read of files (arguments that only name paths and
+/// how to read them), a shell line that names a URL or a host. `None`
+/// when nothing does.
 pub(super) fn egress(normalized_tool: &str, input: &Value) -> Option<String> {
     if normalized_tool == "WebFetch" || normalized_tool == "WebSearch" {
         return Some(format!("`{normalized_tool}`"));
@@ -52,9 +53,25 @@ pub(super) fn egress(normalized_tool: &str, input: &Value) -> Option<String> {
         // on this machine; any other may send what it is given anywhere
         // (a GitHub server's calls go to github.com).
         let urls = agentctx_guard::network::urls_in(normalized_tool, input);
-        let file_tool = ["path", "paths", "file_path", "filePath"]
-            .iter()
-            .any(|key| input.get(key).is_some());
+        // Only paths and how to read them: a `content` or any other field
+        // beside a `path` is something to send (`create_or_update_file`).
+        const READ_ONLY_KEYS: [&str; 9] = [
+            "path",
+            "paths",
+            "file_path",
+            "filePath",
+            "encoding",
+            "head",
+            "tail",
+            "offset",
+            "limit",
+        ];
+        let file_tool = input.as_object().is_some_and(|fields| {
+            fields
+                .keys()
+                .any(|k| matches!(k.as_str(), "path" | "paths" | "file_path" | "filePath"))
+                && fields.keys().all(|k| READ_ONLY_KEYS.contains(&k.as_str()))
+        });
         return (!urls.is_empty() || !file_tool)
             .then(|| format!("the MCP tool `{normalized_tool}`"));
     }
