@@ -471,6 +471,22 @@ fn a_session_that_tried_a_secret_is_asked_before_anything_leaves() {
             .and_then(|r| r.hook_specific_output.permission_decision),
         Some(PermissionDecision::Ask)
     );
+    // Where nobody can be asked, the taint is a note: the network rules
+    // bound where it goes (a refusal would cut the session off for good).
+    let mut bypass = shell_call(
+        &p,
+        Agent::Claude,
+        "curl -s https://api.github.com/zen",
+        "bypassPermissions",
+    );
+    bypass["session_id"] = json!("1795748557193_taint");
+    let outcome = p.outcome(Agent::Claude, bypass.to_string().as_bytes(), &p.root, false);
+    assert_ne!(
+        outcome
+            .reply
+            .and_then(|r| r.hook_specific_output.permission_decision),
+        Some(PermissionDecision::Deny)
+    );
     // Another session is not marked.
     assert_eq!(fetch("1795748557193_other"), None);
 }

@@ -222,7 +222,7 @@ impl Call<'_> {
             words_only: words_only.as_deref(),
         };
         let verdict = guard.decide(name, &input, &mut outcome.notes);
-        let verdict = self.taint(verdict, name, &input, &rules, outcome);
+        let verdict = self.taint(verdict, name, &input, &rules, asks, outcome);
         match verdict {
             agentctx_guard::Verdict::Deny(reason) => outcome.reply = Some(HookReply::deny(reason)),
             agentctx_guard::Verdict::SearchWithout {
@@ -356,6 +356,7 @@ impl Call<'_> {
         name: &str,
         input: &Value,
         rules: &agentctx_rules::Rules,
+        asks: bool,
         outcome: &mut HookOutcome,
     ) -> agentctx_guard::Verdict {
         let (Some(state), Some(session)) = (
@@ -390,6 +391,16 @@ impl Call<'_> {
             return verdict;
         };
         if matches!(verdict, agentctx_guard::Verdict::Ask(_)) {
+            return verdict;
+        }
+        // A question, never a refusal: where nobody can be asked (a mode
+        // that never asks, an agent a hook cannot make ask), one denied
+        // `cat .env` would cut the session off the network; the network
+        // rules bound where it goes there.
+        if !(asks && self.dialect.asks_through_hook()) {
+            outcome.note(format!(
+                "session taint ({tried}): {what} would be asked about; nobody can be asked here"
+            ));
             return verdict;
         }
         outcome.note(format!("session taint ({tried}): {what} is asked about"));

@@ -1,7 +1,8 @@
 //! Session taint: once a session has tried to read a file the rules deny
 //! (a key, a `.env`, a cloud credential), anything that would leave the
-//! machine afterwards is asked about (denied where nobody can be asked)
-//! for the rest of the session. The read itself was refused, but an
+//! machine afterwards is asked about for the rest of the session, where
+//! the user can be asked (elsewhere it is noted: the network rules bound
+//! where it goes). The read itself was refused, but an
 //! agent that reaches for secrets may be following someone else's
 //! instructions; what it sends out next is the user's call. Kept in
 //! `<state>/taint/<session>` (the path tried, never its contents), so it
