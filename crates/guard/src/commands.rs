@@ -118,72 +118,46 @@ pub(crate) fn secrets_revealed(
 ) -> Option<String> {
     let config = &host.config.project_agent_rules;
     let secrets = agentctx_sandbox::SecretEnv::new(&config.secret_env, &config.pass_env).ok()?;
-    let mut named: Vec<&str> = Vec::new();
+    // Every name `text` expands (`$NAME`, `${NAME...}`).
+    fn expanded(text: &str) -> impl Iterator<Item = &str> {
+        text.split('$').skip(1).map(|rest| {
+            let rest = rest.strip_prefix('{').unwrap_or(rest);
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            &rest[..end]
+        })
+    }
     // A quoted here-document's body is text, never expanded (fed to a
     // shell, its commands are the script's own, scanned below).
     let unquoted = without_quoted_heredocs(line);
-    let line = unquoted.as_str();
-    let bytes = line.as_bytes();
-    let mut at = 0;
-    while let Some(found) = line[at..].find('$') {
-        let start = at + found + 1;
-        let braced = bytes.get(start) == Some(&b'{');
-        let from = start + usize::from(braced);
-        let end = line[from..]
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(line.len(), |e| from + e);
-        let name = &line[from..end];
+    // What the nested lines expand (`cat <<'EOF' | sh` with `$TOKEN` in it).
+    let dynamic = script
+        .commands
+        .iter()
+        .flat_map(|c| &c.words)
+        .filter_map(|w| match w {
+            agentctx_shell::ShellWord::Dynamic(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .flat_map(expanded);
+    // A program text reads variables by name (`ENVIRON["GITHUB_TOKEN"]`,
+    // `os.environ['OPENAI_API_KEY']`, `process.env.NPM_TOKEN`).
+    let in_code = script
+        .commands
+        .iter()
+        .flat_map(|c| c.inline_code())
+        .filter_map(|code| code.text)
+        .flat_map(|text| text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+        .filter(|name| name.chars().any(|c| c.is_ascii_uppercase()));
+    let mut named: Vec<&str> = Vec::new();
+    for name in expanded(&unquoted).chain(dynamic).chain(in_code) {
         let value = host.env.get(name).unwrap_or_default();
         if !name.is_empty()
             && !named.contains(&name)
             && secrets.is_secret(name.as_ref(), value.as_ref())
         {
             named.push(name);
-        }
-        at = end.max(start);
-    }
-    // What the nested lines expand (`cat <<'EOF' | sh` with `$TOKEN` in it).
-    for command in &script.commands {
-        for word in &command.words {
-            let agentctx_shell::ShellWord::Dynamic(text) = word else {
-                continue;
-            };
-            for name in text
-                .split('$')
-                .skip(1)
-                .map(|rest| rest.trim_start_matches('{'))
-                .map(|rest| {
-                    let end = rest
-                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                        .unwrap_or(rest.len());
-                    &rest[..end]
-                })
-            {
-                let value = host.env.get(name).unwrap_or_default();
-                if !name.is_empty()
-                    && !named.contains(&name)
-                    && secrets.is_secret(name.as_ref(), value.as_ref())
-                {
-                    named.push(name);
-                }
-            }
-        }
-    }
-    // A program text reads variables by name (`ENVIRON["GITHUB_TOKEN"]`,
-    // `os.environ['OPENAI_API_KEY']`, `process.env.NPM_TOKEN`).
-    for command in &script.commands {
-        for code in command.inline_code() {
-            let Some(text) = code.text else { continue };
-            for name in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-                let value = host.env.get(name).unwrap_or_default();
-                if !name.is_empty()
-                    && !named.contains(&name)
-                    && name.chars().any(|c| c.is_ascii_uppercase())
-                    && secrets.is_secret(name.as_ref(), value.as_ref())
-                {
-                    named.push(name);
-                }
-            }
         }
     }
     if !named.is_empty() {
