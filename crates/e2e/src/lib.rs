@@ -22,7 +22,7 @@ mod sandbox;
 mod web;
 
 pub use cline::cline_bin;
-pub use mock::{Block, MockApi, Recorded, Script, text_of_request};
+pub use mock::{Block, MockApi, Recorded, Script, text_of_request, tool_results_text};
 pub use other_agents::{copilot_bin, gemini_bin, opencode_bin, qwen_bin};
 pub use sandbox::{
     AgentRun, Sandbox, agentctx_bin, claude_bin, claude_eras, claude_releases, codex_bin, e2e_bin,

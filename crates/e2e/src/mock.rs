@@ -537,6 +537,27 @@ fn text_of_message(message: &Value) -> String {
     }
 }
 
+/// The text of the tool results in `messages` (an Anthropic request's
+/// `messages`, or a slice of them), in order.
+pub fn tool_results_text(messages: &[Value]) -> String {
+    let mut text = String::new();
+    for message in messages {
+        for block in message["content"].as_array().into_iter().flatten() {
+            if block["type"] == "tool_result" {
+                match &block["content"] {
+                    Value::String(t) => text.push_str(t),
+                    Value::Array(parts) => parts
+                        .iter()
+                        .filter_map(|p| p["text"].as_str())
+                        .for_each(|t| text.push_str(t)),
+                    _ => {}
+                }
+            }
+        }
+    }
+    text
+}
+
 /// Everything the model reads in a request: the system prompt and every
 /// message's text and tool results, in order.
 pub fn text_of_request(request: &Value) -> String {

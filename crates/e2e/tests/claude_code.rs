@@ -71,22 +71,7 @@ fn tool_result(requests: &[Value], turn: usize) -> String {
         .map(|(i, _)| i)
         .nth(turn)
         .unwrap();
-    let mut text = String::new();
-    for message in &messages[assistant_at + 1..] {
-        for block in message["content"].as_array().into_iter().flatten() {
-            if block["type"] == "tool_result" {
-                match &block["content"] {
-                    Value::String(t) => text.push_str(t),
-                    Value::Array(parts) => parts
-                        .iter()
-                        .filter_map(|p| p["text"].as_str())
-                        .for_each(|t| text.push_str(t)),
-                    _ => {}
-                }
-            }
-        }
-    }
-    text
+    agentctx_e2e::tool_results_text(&messages[assistant_at + 1..])
 }
 
 /// The text the model got after the tool call of `turn` (tool result and

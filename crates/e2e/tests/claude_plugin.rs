@@ -167,20 +167,5 @@ fn the_plugin_from_the_local_marketplace_guards_a_session() {
 
 /// The tool results in a request's messages, as text.
 fn tool_result(request: &Value) -> String {
-    let mut text = String::new();
-    for message in request["messages"].as_array().unwrap() {
-        for block in message["content"].as_array().into_iter().flatten() {
-            if block["type"] == "tool_result" {
-                match &block["content"] {
-                    Value::String(t) => text.push_str(t),
-                    Value::Array(parts) => parts
-                        .iter()
-                        .filter_map(|p| p["text"].as_str())
-                        .for_each(|t| text.push_str(t)),
-                    _ => {}
-                }
-            }
-        }
-    }
-    text
+    agentctx_e2e::tool_results_text(request["messages"].as_array().unwrap())
 }

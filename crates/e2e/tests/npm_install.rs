@@ -52,22 +52,7 @@ fn checked(cmd: &mut Command) -> String {
 
 /// The text of the tool result the model got for its first tool call.
 fn first_tool_result(requests: &[Value]) -> String {
-    let mut text = String::new();
-    for message in requests[1]["messages"].as_array().unwrap() {
-        for block in message["content"].as_array().into_iter().flatten() {
-            if block["type"] == "tool_result" {
-                match &block["content"] {
-                    Value::String(t) => text.push_str(t),
-                    Value::Array(parts) => parts
-                        .iter()
-                        .filter_map(|p| p["text"].as_str())
-                        .for_each(|t| text.push_str(t)),
-                    _ => {}
-                }
-            }
-        }
-    }
-    text
+    agentctx_e2e::tool_results_text(requests[1]["messages"].as_array().unwrap())
 }
 
 #[test]
